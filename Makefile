@@ -1,0 +1,63 @@
+# Prefill — the two commands a newcomer needs are `make run` and `make test`.
+# Everything else here is what those two depend on; each step re-runs only when its inputs change.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+PY_STAMP   := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+VENDOR     := static/vendor/htmx.min.js
+
+.PHONY: run test lint format deps check bench clean lock
+
+run: deps
+	$(BIN)/prefill db upgrade
+	$(BIN)/prefill serve --host $(HOST) --port $(PORT)
+
+test: deps
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/prefill content check
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+deps: $(PY_STAMP) $(VENDOR)
+
+$(PY_STAMP): pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Front-end packages come from npm at build time; static/vendor is not committed.
+$(VENDOR): $(NODE_STAMP)
+	mkdir -p static/vendor
+	cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
+	cp node_modules/axe-core/axe.min.js static/vendor/axe.min.js
+
+lint: deps
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: deps
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+check: deps
+	$(BIN)/prefill content check
+
+bench: deps
+	$(BIN)/python bench/bench_sizing.py
+
+# Re-pin the Python dependency set after changing pyproject.toml.
+lock: $(PY_STAMP)
+	$(BIN)/python -m pip freeze --exclude-editable --disable-pip-version-check | grep -v '^prefill' > requirements.lock
+
+clean:
+	rm -rf $(VENV) node_modules static/vendor .pytest_cache .ruff_cache

@@ -1,0 +1,260 @@
+"""/account: profile, e-mail, password, time zone, sessions, data export and deletion."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Annotated
+from zoneinfo import available_timezones
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import RedirectResponse, Response
+from ua_parser import parse as parse_user_agent
+
+from app.accounts import service as accounts
+from app.accounts import sessions as session_store
+from app.accounts.deps import CurrentUser, CurrentViewer
+from app.accounts.routes import send_verification
+from app.accounts.service import DELETE_CONFIRMATION, FormError
+from app.db.session import DbSession
+from app.web.deps import Templates
+
+router = APIRouter(include_in_schema=False)
+Text = Annotated[str, Form()]
+
+NOTICES = {
+    "profile": "Your display name is saved.",
+    "email": "Your e-mail address is changed. We have sent a link to confirm it.",
+    "email-same": "That is already your address.",
+    "password": "Your password is changed. Every other session was signed out.",
+    "timezone": "Your time zone is saved.",
+    "verification-sent": "We have sent a new confirmation link.",
+    "session-revoked": "That session is signed out.",
+    "others-revoked": "Every other session is signed out.",
+}
+
+
+@lru_cache(maxsize=1)
+def timezone_choices() -> list[str]:
+    return sorted(tz for tz in available_timezones() if "/" in tz or tz == "UTC")
+
+
+@lru_cache(maxsize=512)
+def describe_device(user_agent: str) -> str:
+    """'Chrome on Mac OS X' — readable enough to recognise a session."""
+    parsed = parse_user_agent(user_agent or "")
+    browser = parsed.user_agent.family if parsed.user_agent else None
+    system = parsed.os.family if parsed.os else None
+    if browser and system and system != "Other":
+        return f"{browser} on {system}"
+    return browser or system or "Unknown device"
+
+
+def render_account(
+    request: Request,
+    db: DbSession,
+    templates: Templates,
+    viewer,  # type: ignore[no-untyped-def]
+    *,
+    section: str = "",
+    errors: dict[str, str] | None = None,
+    form: dict[str, str] | None = None,
+    notice: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    sessions = [
+        {
+            "id": row.id,
+            "device": describe_device(row.user_agent),
+            "ip": row.ip_address,
+            "last_seen": row.last_seen_at,
+            "created": row.created_at,
+            "current": viewer.session is not None and row.id == viewer.session.id,
+        }
+        for row in session_store.active_sessions(db, viewer.user.id)
+    ]
+    values = {
+        "user": viewer.user,
+        "sessions": sessions,
+        "section_errors": {section: errors or {}},
+        "form": form or {},
+        "notice": notice,
+        "timezones": timezone_choices(),
+        "delete_confirmation": DELETE_CONFIRMATION,
+    }
+    response = templates.page(request, "accounts/account.html", values, status_code=status_code)
+    response.headers["cache-control"] = "private, no-store"
+    return response
+
+
+def done(notice: str) -> RedirectResponse:
+    return RedirectResponse(f"/account?notice={notice}", 303)
+
+
+@router.get("/account")
+def account(
+    request: Request,
+    db: DbSession,
+    templates: Templates,
+    user: CurrentUser,
+    viewer: CurrentViewer,
+    notice: str = "",
+) -> Response:
+    return render_account(request, db, templates, viewer, notice=NOTICES.get(notice))
+
+
+@router.post("/account/profile")
+def update_profile(
+    request: Request,
+    db: DbSession,
+    templates: Templates,
+    user: CurrentUser,
+    viewer: CurrentViewer,
+    display_name: Text = "",
+) -> Response:
+    try:
+        accounts.change_display_name(db, user, display_name)
+    except FormError as error:
+        db.rollback()
+        return render_account(
+            request,
+            db,
+            templates,
+            viewer,
+            section="profile",
+            errors=error.errors,
+            form={"display_name": display_name},
+            status_code=422,
+        )
+    return done("profile")
+
+
+@router.post("/account/email")
+def update_email(
+    request: Request,
+    db: DbSession,
+    templates: Templates,
+    user: CurrentUser,
+    viewer: CurrentViewer,
+    email: Text = "",
+    current_password: Text = "",
+) -> Response:
+    try:
+        changed = accounts.change_email(db, user, email, current_password)
+    except FormError as error:
+        db.rollback()
+        return render_account(
+            request,
+            db,
+            templates,
+            viewer,
+            section="email",
+            errors=error.errors,
+            form={"email": email},
+            status_code=422,
+        )
+    if not changed:
+        return done("email-same")
+    send_verification(request, db, user)
+    return done("email")
+
+
+@router.post("/account/verify/resend")
+def resend_verification(request: Request, db: DbSession, user: CurrentUser) -> Response:
+    if user.email_verified_at is None:
+        send_verification(request, db, user)
+    return done("verification-sent")
+
+
+@router.post("/account/password")
+def update_password(
+    request: Request,
+    db: DbSession,
+    templates: Templates,
+    user: CurrentUser,
+    viewer: CurrentViewer,
+    current_password: Text = "",
+    new_password: Text = "",
+) -> Response:
+    assert viewer.session is not None
+    try:
+        accounts.change_password(
+            db, user, current_password, new_password, keep_session_id=viewer.session.id
+        )
+    except FormError as error:
+        db.rollback()
+        return render_account(
+            request, db, templates, viewer, section="password", errors=error.errors, status_code=422
+        )
+    return done("password")
+
+
+@router.post("/account/timezone")
+def update_timezone(
+    request: Request,
+    db: DbSession,
+    templates: Templates,
+    user: CurrentUser,
+    viewer: CurrentViewer,
+    timezone: Text = "",
+) -> Response:
+    try:
+        accounts.set_timezone(db, user, timezone)
+    except FormError as error:
+        db.rollback()
+        return render_account(
+            request, db, templates, viewer, section="timezone", errors=error.errors, status_code=422
+        )
+    return done("timezone")
+
+
+@router.post("/account/sessions/{session_id}/revoke")
+def revoke_session(session_id: int, db: DbSession, user: CurrentUser) -> Response:
+    if not session_store.revoke(db, session_id, user.id):
+        raise HTTPException(
+            404, detail="That session is not one of yours, or it has already ended."
+        )
+    return done("session-revoked")
+
+
+@router.post("/account/sessions/revoke-others")
+def revoke_other_sessions(db: DbSession, user: CurrentUser, viewer: CurrentViewer) -> Response:
+    session_store.revoke_all(
+        db, user.id, except_session_id=viewer.session.id if viewer.session else None
+    )
+    return done("others-revoked")
+
+
+@router.get("/account/export.json")
+def export(db: DbSession, user: CurrentUser) -> Response:
+    body = json.dumps(accounts.export_data(db, user), indent=2, ensure_ascii=False, default=str)
+    return Response(
+        body,
+        media_type="application/json",
+        headers={
+            "content-disposition": 'attachment; filename="prefill-account.json"',
+            "cache-control": "private, no-store",
+        },
+    )
+
+
+@router.post("/account/delete")
+def delete(
+    request: Request,
+    db: DbSession,
+    templates: Templates,
+    user: CurrentUser,
+    viewer: CurrentViewer,
+    current_password: Text = "",
+    confirmation: Text = "",
+) -> Response:
+    try:
+        accounts.delete_account(db, user, current_password, confirmation)
+    except FormError as error:
+        db.rollback()
+        return render_account(
+            request, db, templates, viewer, section="delete", errors=error.errors, status_code=422
+        )
+    response = RedirectResponse("/login?notice=account-deleted", 303)
+    response.delete_cookie(session_store.SESSION_COOKIE)
+    return response

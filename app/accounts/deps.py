@@ -1,0 +1,83 @@
+"""Who is asking: the viewer dependency, the sign-in requirement, and template context."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import Depends, Request
+
+from app.accounts.sessions import (
+    ANONYMOUS,
+    SESSION_COOKIE,
+    Viewer,
+    find_session,
+    touch,
+    unsign_token,
+)
+from app.db.models.accounts import User
+from app.db.session import SAFE_METHODS, DbSession
+from app.web.csrf import csrf_token
+
+
+def get_viewer(request: Request, db: DbSession) -> Viewer:
+    """The signed-in user, if the session cookie names a live session (one query, or none)."""
+    cached = getattr(request.state, "viewer", None)
+    if cached is not None:
+        return cached
+    viewer = ANONYMOUS
+    cookie = request.cookies.get(SESSION_COOKIE)
+    token = unsign_token(request.app.state.secret_key, cookie) if cookie else None
+    if token:
+        found = find_session(db, token)
+        if found:
+            session_row, user = found
+            if request.method in SAFE_METHODS:
+                # A read request's transaction is read-only; record activity on the side.
+                with request.app.state.db.writer() as side, side.begin():
+                    touch(side, session_row)
+            else:
+                touch(db, session_row)
+            viewer = Viewer(user=user, session=session_row)
+    request.state.viewer = viewer
+    return viewer
+
+
+CurrentViewer = Annotated[Viewer, Depends(get_viewer)]
+
+
+class LoginRequired(Exception):
+    """Raised by pages that need an account; answered with a redirect to sign in."""
+
+    def __init__(self, next_path: str) -> None:
+        self.next_path = next_path
+
+
+def require_user(request: Request, viewer: CurrentViewer) -> User:
+    if viewer.user is None:
+        path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        raise LoginRequired(path)
+    return viewer.user
+
+
+CurrentUser = Annotated[User, Depends(require_user)]
+
+
+def login_url(next_path: str) -> str:
+    return f"/login?next={quote(next_path, safe='/')}"
+
+
+def viewer_context(request: Request) -> dict[str, Any]:
+    viewer: Viewer = getattr(request.state, "viewer", ANONYMOUS)
+    return {"viewer": viewer, "current_user": viewer.user, "csrf_token": csrf_token(request)}
+
+
+def safe_next(raw: str | None, default: str = "/") -> str:
+    """Only same-site paths: '/questions/x#answer' yes; '//evil.com', 'https://…', '/\\\\x' no."""
+    if not raw or len(raw) > 500:
+        return default
+    if not raw.startswith("/") or raw.startswith(("//", "/\\")):
+        return default
+    if any(ch in raw for ch in "\r\n\t\\") or any(ord(ch) < 32 for ch in raw):
+        return default
+    return raw

@@ -1,0 +1,34 @@
+"""The e-mails accounts send (plain text)."""
+
+from __future__ import annotations
+
+from app.mail import Mail
+
+
+def verification(to: str, name: str, link: str) -> Mail:
+    return Mail(
+        to=to,
+        subject="Confirm your e-mail address for Prefill",
+        text=(
+            f"Hi {name},\n\n"
+            "Please confirm this address for your Prefill account by opening the link below.\n"
+            "You can already read every answer; confirming lets us reach you about your account.\n\n"
+            f"{link}\n\n"
+            "The link works once and expires in 3 days. If you did not sign up, ignore this e-mail.\n"
+        ),
+    )
+
+
+def password_reset(to: str, name: str, link: str) -> Mail:
+    return Mail(
+        to=to,
+        subject="Reset your Prefill password",
+        text=(
+            f"Hi {name},\n\n"
+            "Someone (hopefully you) asked to reset the password of this Prefill account.\n"
+            "Open the link below to choose a new one:\n\n"
+            f"{link}\n\n"
+            "The link works once and expires in 1 hour. Setting a new password signs you out\n"
+            "everywhere. If you did not ask for this, ignore this e-mail: nothing has changed.\n"
+        ),
+    )

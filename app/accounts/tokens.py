@@ -1,0 +1,76 @@
+"""Single-use, expiring tokens sent by e-mail: password reset and address verification."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.accounts.sessions import token_hash
+from app.db.base import utcnow
+from app.db.models.accounts import EmailToken, User
+
+RESET = "reset"
+VERIFY = "verify"
+LIFETIMES = {RESET: timedelta(hours=1), VERIFY: timedelta(days=3)}
+
+
+def issue(db: Session, user: User, purpose: str) -> str:
+    """Create a token and return the raw value for the link; earlier unused ones are retired."""
+    now = utcnow()
+    db.execute(
+        update(EmailToken)
+        .where(
+            EmailToken.user_id == user.id,
+            EmailToken.purpose == purpose,
+            EmailToken.used_at.is_(None),
+        )
+        .values(used_at=now)
+    )
+    raw = secrets.token_urlsafe(32)
+    db.add(
+        EmailToken(
+            token_hash=token_hash(raw),
+            user_id=user.id,
+            purpose=purpose,
+            email=user.email,
+            created_at=now,
+            expires_at=now + LIFETIMES[purpose],
+        )
+    )
+    db.flush()
+    return raw
+
+
+def find_valid(db: Session, raw: str, purpose: str) -> tuple[EmailToken, User] | None:
+    if not raw or len(raw) > 200:
+        return None
+    row = db.execute(
+        select(EmailToken, User)
+        .join(User, User.id == EmailToken.user_id)
+        .where(
+            EmailToken.token_hash == token_hash(raw),
+            EmailToken.purpose == purpose,
+            EmailToken.used_at.is_(None),
+            EmailToken.expires_at > utcnow(),
+        )
+    ).first()
+    if row is None:
+        return None
+    token, user = row[0], row[1]
+    # A verification link is only good for the address it was sent to.
+    if purpose == VERIFY and token.email != user.email:
+        return None
+    return token, user
+
+
+def consume(db: Session, token: EmailToken) -> bool:
+    """Mark used; False if another request used it first (so it works exactly once)."""
+    result = db.execute(
+        update(EmailToken)
+        .where(EmailToken.id == token.id, EmailToken.used_at.is_(None))
+        .values(used_at=utcnow())
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]

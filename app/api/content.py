@@ -1,0 +1,149 @@
+"""Read-only JSON for questions and concept cards (`/api/v1/questions`, `/api/v1/concepts`)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel, Field
+
+from app.accounts.access import can_read_answer
+from app.accounts.deps import CurrentViewer
+from app.content.models import Concept, Question
+from app.web.deps import Content
+
+router = APIRouter(prefix="/api/v1", tags=["content"])
+
+
+class TrackRef(BaseModel):
+    slug: str
+    title: str
+
+
+class QuestionSummary(BaseModel):
+    slug: str
+    title: str
+    lede: str = Field(description="The one-paragraph framing of the question, as plain text.")
+    track: TrackRef
+    level: Literal["foundational", "intermediate", "advanced"]
+    updated: date
+    access: Literal["free", "account"] = Field(
+        description="`free`: anyone may read the answer; `account`: signed-in readers only."
+    )
+    tags: list[str]
+    url: str
+
+
+class RubricItemOut(BaseModel):
+    id: str
+    text: str
+    concepts: list[str]
+
+
+class RubricOut(BaseModel):
+    items: list[RubricItemOut]
+    bands: dict[int, str]
+
+
+class QuestionDetail(QuestionSummary):
+    locked: bool = Field(
+        description="True when the caller may not read the answer; `answer_html` is then null "
+        "and only `teaser_html` is given."
+    )
+    answer_html: str | None
+    teaser_html: str
+    concepts: list[str] = Field(description="Concept card slugs, most relevant first.")
+    rubric: RubricOut
+    sources_html: str
+
+
+class ConceptSummary(BaseModel):
+    slug: str
+    title: str
+    summary: str
+    track: TrackRef
+    level: Literal["foundational", "intermediate", "advanced"]
+    updated: date
+    tags: list[str]
+    url: str
+
+
+class ConceptDetail(ConceptSummary):
+    body_html: str
+    sources_html: str
+    questions: list[str]
+    related: list[str]
+
+
+def _question_summary(question: Question) -> dict[str, object]:
+    return {
+        "slug": question.slug,
+        "title": question.title,
+        "lede": question.lede_text,
+        "track": {"slug": question.track.slug, "title": question.track.title},
+        "level": question.meta.level,
+        "updated": question.meta.updated,
+        "access": question.meta.access,
+        "tags": list(question.meta.tags),
+        "url": question.url,
+    }
+
+
+def _concept_summary(concept: Concept) -> dict[str, object]:
+    return {
+        "slug": concept.slug,
+        "title": concept.title,
+        "summary": concept.meta.summary,
+        "track": {"slug": concept.track.slug, "title": concept.track.title},
+        "level": concept.meta.level,
+        "updated": concept.meta.updated,
+        "tags": list(concept.meta.tags),
+        "url": concept.url,
+    }
+
+
+@router.get("/questions", response_model=list[QuestionSummary])
+def list_questions(content: Content) -> list[dict[str, object]]:
+    """Every question, in curriculum order (answers are not included in the list)."""
+    return [_question_summary(q) for q in content.questions]
+
+
+@router.get("/questions/{slug}", response_model=QuestionDetail)
+def get_question(slug: str, content: Content, viewer: CurrentViewer) -> dict[str, object]:
+    """One question. An account-only answer is returned only to a signed-in caller."""
+    question = content.question_by_slug.get(slug) or content.question_by_slug.get(
+        content.question_aliases.get(slug, "")
+    )
+    if question is None:
+        raise HTTPException(404, detail=f"No question with slug {slug!r}.")
+    readable = can_read_answer(viewer, question)
+    return _question_summary(question) | {
+        "locked": not readable,
+        "answer_html": question.answer_html if readable else None,
+        "teaser_html": question.teaser_html,
+        "concepts": [c.slug for c in question.concepts],
+        "rubric": question.meta.rubric.model_dump(),
+        "sources_html": question.sources_html,
+    }
+
+
+@router.get("/concepts", response_model=list[ConceptSummary])
+def list_concepts(content: Content) -> list[dict[str, object]]:
+    """Every concept card, in curriculum order."""
+    return [_concept_summary(c) for c in content.concepts]
+
+
+@router.get("/concepts/{slug}", response_model=ConceptDetail)
+def get_concept(slug: str, content: Content) -> dict[str, object]:
+    concept = content.concept_by_slug.get(slug) or content.concept_by_slug.get(
+        content.concept_aliases.get(slug, "")
+    )
+    if concept is None:
+        raise HTTPException(404, detail=f"No concept card with slug {slug!r}.")
+    return _concept_summary(concept) | {
+        "body_html": concept.body_html,
+        "sources_html": concept.sources_html,
+        "questions": [q.slug for q in concept.questions],
+        "related": [c.slug for c in concept.related],
+    }

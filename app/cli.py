@@ -1,0 +1,110 @@
+"""The `prefill` command: serve, db upgrade, content check, size, users."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from app.settings import Settings
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    settings = Settings()
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
+        timeout_graceful_shutdown=20,
+        log_level=args.log_level,
+    )
+    return 0
+
+
+def _db_upgrade(args: argparse.Namespace) -> int:
+    from app.db.migrate import upgrade
+
+    settings = Settings()
+    upgrade(settings.database_url, args.revision)
+    print(f"Database is at {args.revision}: {_redacted(settings.database_url)}")
+    return 0
+
+
+def _redacted(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _content_check(args: argparse.Namespace) -> int:
+    from app.content.loader import ContentInvalid
+    from app.main import load_site_content
+
+    settings = Settings()
+    root = args.path or settings.content_dir
+    try:
+        store = load_site_content(root)
+    except ContentInvalid as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(
+        f"Content OK: {len(store.tracks)} tracks, {len(store.questions)} questions, "
+        f"{len(store.concepts)} concept cards ({root})."
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="prefill", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="serve the site (uvicorn)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(handler=_serve)
+
+    db = commands.add_parser("db", help="database commands")
+    db_commands = db.add_subparsers(dest="db_command", required=True, metavar="COMMAND")
+    upgrade = db_commands.add_parser("upgrade", help="apply migrations to DATABASE_URL")
+    upgrade.add_argument("revision", nargs="?", default="head")
+    upgrade.set_defaults(handler=_db_upgrade)
+
+    content = commands.add_parser("content", help="content commands")
+    content_commands = content.add_subparsers(dest="content_command", required=True)
+    check = content_commands.add_parser("check", help="validate every file under content/")
+    check.add_argument("path", nargs="?", type=_path, help="content directory (default: settings)")
+    check.set_defaults(handler=_content_check)
+
+    from app.accounts.cli import register as register_users
+    from app.sizing.cli import register as register_size
+
+    register_size(commands)
+    register_users(commands)
+    return parser
+
+
+def _path(value: str):  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    return Path(value)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

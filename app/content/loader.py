@@ -1,0 +1,389 @@
+"""Read content/ into a validated, rendered ContentStore — or a list of every error found.
+
+Errors are collected, not raised one at a time, so `prefill content check` shows an author
+everything wrong in one run; each names the file, the field and what was expected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from markdown_it import MarkdownIt
+from pydantic import ValidationError
+
+from app.content.markdown import (
+    ENV_KEY,
+    FigureResolver,
+    RenderEnv,
+    Section,
+    WidgetResolver,
+    first_paragraph,
+    html_to_text,
+    make_markdown,
+    split_sections,
+)
+from app.content.models import Concept, Question, Track
+from app.content.schema import ConceptMeta, QuestionMeta, TracksFile
+from app.content.store import ContentStore
+
+QUESTION_SECTIONS = ("Answer", "Sources")
+CONCEPT_REQUIRED_SECTIONS = ("Worked example", "Common mistakes", "Sources")
+
+
+@dataclass(frozen=True)
+class ContentError:
+    path: str
+    message: str
+    field: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}: {self.field}" if self.field else self.path
+        return f"{where}: {self.message}"
+
+
+class ContentInvalid(Exception):
+    """Raised by load_content when anything is wrong; carries every error."""
+
+    def __init__(self, errors: list[ContentError]) -> None:
+        self.errors = errors
+        lines = "\n".join(f"  - {error}" for error in errors)
+        super().__init__(f"{len(errors)} content error(s):\n{lines}")
+
+
+class _Collector:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.errors: list[ContentError] = []
+
+    def rel(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.root.parent))
+        except ValueError:
+            return str(path)
+
+    def add(self, path: Path, message: str, field: str | None = None) -> None:
+        self.errors.append(ContentError(self.rel(path), message, field))
+
+    def add_validation(self, path: Path, error: ValidationError) -> None:
+        for detail in error.errors():
+            location = ".".join(str(part) for part in detail["loc"]) or None
+            message = detail["msg"].removeprefix("Value error, ")
+            if detail["type"] == "missing":
+                message = "is required"
+            elif detail["type"] == "extra_forbidden":
+                message = "is not a known field"
+            self.add(path, message, location)
+
+
+def describe_yaml_error(error: yaml.YAMLError, line_offset: int = 0) -> str:
+    """'invalid YAML at line 3, column 1: expected ...' (lines counted in the whole file)."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    if mark is None:
+        return f"invalid YAML: {problem}"
+    return (
+        f"invalid YAML at line {mark.line + 1 + line_offset}, column {mark.column + 1}: {problem}"
+    )
+
+
+def split_front_matter(text: str) -> tuple[str, str]:
+    """'---\\n<yaml>\\n---\\n<body>' → (yaml, body). Raises ValueError if there is none."""
+    if not text.startswith("---"):
+        raise ValueError("a page must start with YAML front matter between '---' lines")
+    lines = text.splitlines(keepends=True)
+    if lines[0].strip() != "---":
+        raise ValueError("the first line must be exactly '---'")
+    for index in range(1, len(lines)):
+        if lines[index].strip() == "---":
+            return "".join(lines[1:index]), "".join(lines[index + 1 :])
+    raise ValueError("front matter is not closed by a '---' line")
+
+
+M = TypeVar("M", QuestionMeta, ConceptMeta)
+
+
+def _read_meta(path: Path, model: type[M], collector: _Collector) -> tuple[M, str] | None:
+    try:
+        raw_yaml, body = split_front_matter(path.read_text(encoding="utf-8"))
+        data: Any = yaml.safe_load(raw_yaml)
+    except yaml.YAMLError as error:
+        collector.add(path, describe_yaml_error(error, line_offset=1), "front matter")
+        return None
+    except (ValueError, UnicodeDecodeError) as error:
+        collector.add(path, str(error), "front matter")
+        return None
+    if not isinstance(data, dict):
+        collector.add(path, "expected a mapping of fields", "front matter")
+        return None
+    try:
+        meta = model.model_validate(data)
+    except ValidationError as error:
+        collector.add_validation(path, error)
+        return None
+    if meta.slug != path.stem:
+        collector.add(path, f"must match the file name ({path.stem!r})", "slug")
+        return None
+    return meta, body
+
+
+class _Renderer:
+    """Renders markdown with the resolvers and records what each document links to."""
+
+    def __init__(self, figures: FigureResolver | None, widgets: WidgetResolver | None) -> None:
+        self.md: MarkdownIt = make_markdown()
+        self.figures = figures
+        self.widgets = widgets
+        self.links: dict[Path, list[str]] = {}
+
+    def render(self, path: Path, source: str, collector: _Collector, where: str) -> str:
+        env = RenderEnv(figures=self.figures, widgets=self.widgets)
+        html = self.md.render(source, {ENV_KEY: env})
+        self.links.setdefault(path, []).extend(env.links)
+        for message in env.errors:
+            collector.add(path, message, where)
+        return html
+
+
+def _sections_by_name(
+    sections: list[Section], path: Path, collector: _Collector
+) -> dict[str, Section] | None:
+    named: dict[str, Section] = {}
+    for section in sections:
+        if section.heading in named:
+            collector.add(path, f"the section '## {section.heading}' appears twice", "body")
+            return None
+        named[section.heading] = section
+    return named
+
+
+def _load_question(
+    path: Path, tracks: dict[str, Track], renderer: _Renderer, collector: _Collector
+) -> Question | None:
+    parsed = _read_meta(path, QuestionMeta, collector)
+    if parsed is None:
+        return None
+    meta, body = parsed
+    track = tracks.get(meta.track)
+    if track is None:
+        collector.add(path, f"unknown track {meta.track!r}", "track")
+        return None
+    preamble, sections = split_sections(renderer.md, body)
+    headings = tuple(section.heading for section in sections)
+    if preamble.strip() or headings != QUESTION_SECTIONS:
+        collector.add(
+            path,
+            "the body must be exactly '## Answer' then '## Sources' "
+            f"(found: {', '.join(headings) or 'no H2 sections'}"
+            f"{'; and text before the first section' if preamble.strip() else ''})",
+            "body",
+        )
+        return None
+    answer, sources = sections
+    answer_html = renderer.render(path, answer.source, collector, "Answer")
+    teaser_source = meta.teaser or first_paragraph(renderer.md, answer.source)
+    teaser_html = renderer.render(path, teaser_source, collector, "teaser")
+    lede_html = renderer.render(path, meta.lede, collector, "lede")
+    if not sources.source.strip():
+        collector.add(path, "list at least one source", "Sources")
+    return Question(
+        path=path,
+        track=track,
+        meta=meta,
+        lede_html=lede_html,
+        answer_html=answer_html,
+        teaser_html=teaser_html,
+        sources_html=renderer.render(path, sources.source, collector, "Sources"),
+        answer_text=html_to_text(answer_html),
+        lede_text=html_to_text(lede_html),
+    )
+
+
+def _load_concept(
+    path: Path, tracks: dict[str, Track], renderer: _Renderer, collector: _Collector
+) -> Concept | None:
+    parsed = _read_meta(path, ConceptMeta, collector)
+    if parsed is None:
+        return None
+    meta, body = parsed
+    track = tracks.get(meta.track)
+    if track is None:
+        collector.add(path, f"unknown track {meta.track!r}", "track")
+        return None
+    preamble, sections = split_sections(renderer.md, body)
+    named = _sections_by_name(sections, path, collector)
+    if named is None:
+        return None
+    missing = [name for name in CONCEPT_REQUIRED_SECTIONS if name not in named]
+    if missing:
+        collector.add(path, f"missing section(s): {', '.join('## ' + m for m in missing)}", "body")
+        return None
+    if sections[-1].heading != "Sources":
+        collector.add(path, "'## Sources' must be the last section", "body")
+        return None
+    explainer = preamble + "".join(
+        f"## {section.heading}\n{section.source}" for section in sections[:-1]
+    )
+    body_html = renderer.render(path, explainer, collector, "body")
+    summary_html = renderer.render(path, meta.summary, collector, "summary")
+    return Concept(
+        path=path,
+        track=track,
+        meta=meta,
+        summary_html=summary_html,
+        body_html=body_html,
+        sources_html=renderer.render(path, named["Sources"].source, collector, "Sources"),
+        body_text=html_to_text(body_html),
+    )
+
+
+def _load_tracks(root: Path, collector: _Collector) -> dict[str, Track]:
+    path = root / "tracks.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        collector.add(path, "is missing (it lists the tracks in order)")
+        return {}
+    except yaml.YAMLError as error:
+        collector.add(path, describe_yaml_error(error))
+        return {}
+    try:
+        parsed = TracksFile.model_validate(data)
+    except ValidationError as error:
+        collector.add_validation(path, error)
+        return {}
+    tracks: dict[str, Track] = {}
+    for position, meta in enumerate(parsed.tracks):
+        if meta.slug in tracks:
+            collector.add(path, f"track {meta.slug!r} is listed twice", "tracks")
+            continue
+        tracks[meta.slug] = Track(meta=meta, position=position)
+    return tracks
+
+
+def _check_unique(
+    pages: list[Question] | list[Concept], kind: str, collector: _Collector
+) -> dict[str, str]:
+    """Slugs and aliases share one namespace per kind. Returns alias → slug."""
+    owner: dict[str, Path] = {}
+    aliases: dict[str, str] = {}
+    for page in pages:
+        names = [("slug", page.slug)] + [("aliases", alias) for alias in page.meta.aliases]
+        for field, name in names:
+            if name in owner:
+                collector.add(
+                    page.path,
+                    f"{kind} {name!r} is already used by {collector.rel(owner[name])}",
+                    field,
+                )
+                continue
+            owner[name] = page.path
+            if field == "aliases":
+                aliases[name] = page.slug
+    return aliases
+
+
+def _check_references(
+    questions: list[Question], concepts: dict[str, Concept], collector: _Collector
+) -> None:
+    for question in questions:
+        for slug in question.meta.concepts:
+            if slug not in concepts:
+                collector.add(question.path, f"unknown concept card {slug!r}", "concepts")
+        for item in question.meta.rubric.items:
+            for slug in item.concepts:
+                if slug not in concepts:
+                    collector.add(
+                        question.path,
+                        f"unknown concept card {slug!r}",
+                        f"rubric.items.{item.id}.concepts",
+                    )
+
+
+STATIC_PAGES = frozenset({"/", "/curriculum", "/calculator", "/search", "/signup", "/login"})
+
+
+def _check_links(
+    renderer: _Renderer,
+    known: dict[str, set[str]],
+    collector: _Collector,
+) -> None:
+    for path, links in renderer.links.items():
+        for href in dict.fromkeys(links):  # the teaser re-renders part of the answer
+            if not href.startswith("/") or href.startswith("//"):
+                continue
+            target = href.split("#", 1)[0].split("?", 1)[0].rstrip("/") or "/"
+            if target in STATIC_PAGES:
+                continue
+            parts = target.strip("/").split("/")
+            if len(parts) == 2 and parts[0] in known:
+                if parts[1] in known[parts[0]]:
+                    continue
+                collector.add(path, f"links to {href!r}, which does not exist", "links")
+            else:
+                collector.add(path, f"links to {href!r}, which is not a page of this site", "links")
+
+
+def content_fingerprint(root: Path) -> str:
+    """A hash of every content file: the content part of the ETag of every page."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.suffix in {".md", ".yaml", ".yml"}:
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def load_content(
+    root: Path,
+    *,
+    figures: FigureResolver | None = None,
+    widgets: WidgetResolver | None = None,
+) -> ContentStore:
+    """Load and validate everything under `root`; raise ContentInvalid listing every error.
+
+    Without explicit resolvers, live figures and widget blocks are computed by app/sizing.
+    """
+    if figures is None or widgets is None:
+        from app.content.figures import render_figure, validate_widget
+
+        figures = figures or render_figure
+        widgets = widgets or validate_widget
+    collector = _Collector(root)
+    renderer = _Renderer(figures, widgets)
+    if not root.is_dir():
+        raise ContentInvalid([ContentError(str(root), "content directory not found")])
+    tracks = _load_tracks(root, collector)
+    questions = [
+        question
+        for path in sorted((root / "questions").glob("*.md"))
+        if (question := _load_question(path, tracks, renderer, collector))
+    ]
+    concepts = [
+        concept
+        for path in sorted((root / "concepts").glob("*.md"))
+        if (concept := _load_concept(path, tracks, renderer, collector))
+    ]
+    question_aliases = _check_unique(questions, "question slug", collector)
+    concept_aliases = _check_unique(concepts, "concept slug", collector)
+    concept_by_slug = {concept.slug: concept for concept in concepts}
+    _check_references(questions, concept_by_slug, collector)
+    known = {
+        "questions": {q.slug for q in questions} | set(question_aliases),
+        "concepts": set(concept_by_slug) | set(concept_aliases),
+        "tracks": set(tracks),
+    }
+    _check_links(renderer, known, collector)
+    if collector.errors:
+        raise ContentInvalid(collector.errors)
+    return ContentStore.build(
+        tracks=list(tracks.values()),
+        questions=questions,
+        concepts=concepts,
+        question_aliases=question_aliases,
+        concept_aliases=concept_aliases,
+        fingerprint=content_fingerprint(root),
+    )

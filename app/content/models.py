@@ -1,0 +1,101 @@
+"""Content as the app sees it: parsed, validated and rendered once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from app.content.schema import LEVEL_LABELS, ConceptMeta, QuestionMeta, Rubric, TrackMeta
+
+
+@dataclass
+class Track:
+    meta: TrackMeta
+    position: int
+    questions: list[Question] = field(default_factory=list)
+    concepts: list[Concept] = field(default_factory=list)
+
+    @property
+    def slug(self) -> str:
+        return self.meta.slug
+
+    @property
+    def title(self) -> str:
+        return self.meta.title
+
+    @property
+    def url(self) -> str:
+        return f"/tracks/{self.slug}"
+
+
+@dataclass
+class _Page:
+    path: Path
+    track: Track
+
+    @property
+    def level_label(self) -> str:
+        return LEVEL_LABELS[self.meta.level]  # type: ignore[attr-defined]
+
+    @property
+    def updated_label(self) -> str:
+        updated: date = self.meta.updated  # type: ignore[attr-defined]
+        return updated.strftime("%B %Y")
+
+
+@dataclass
+class Question(_Page):
+    meta: QuestionMeta
+    lede_html: str
+    answer_html: str
+    teaser_html: str
+    sources_html: str
+    answer_text: str
+    lede_text: str
+    # Filled by the store once every page is loaded.
+    concepts: list[Concept] = field(default_factory=list)
+    concept_scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def slug(self) -> str:
+        return self.meta.slug
+
+    @property
+    def title(self) -> str:
+        return self.meta.title
+
+    @property
+    def url(self) -> str:
+        return f"/questions/{self.slug}"
+
+    @property
+    def is_free(self) -> bool:
+        return self.meta.access == "free"
+
+    @property
+    def rubric(self) -> Rubric:
+        return self.meta.rubric
+
+
+@dataclass
+class Concept(_Page):
+    meta: ConceptMeta
+    summary_html: str
+    body_html: str
+    sources_html: str
+    body_text: str
+    questions: list[Question] = field(default_factory=list)
+    related: list[Concept] = field(default_factory=list)
+
+    @property
+    def slug(self) -> str:
+        return self.meta.slug
+
+    @property
+    def title(self) -> str:
+        return self.meta.title
+
+    @property
+    def url(self) -> str:
+        return f"/concepts/{self.slug}"

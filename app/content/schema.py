@@ -1,0 +1,135 @@
+"""The front-matter schema: what an author may write, validated with clear messages."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=80)]
+Level = Literal["foundational", "intermediate", "advanced"]
+Access = Literal["free", "account"]
+LEVEL_ORDER: dict[str, int] = {"foundational": 0, "intermediate": 1, "advanced": 2}
+LEVEL_LABELS: dict[str, str] = {
+    "foundational": "Foundational",
+    "intermediate": "Intermediate",
+    "advanced": "Advanced",
+}
+_MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+class TrackMeta(Strict):
+    slug: Slug
+    title: str = Field(min_length=1, max_length=80)
+    code: str = Field(pattern=r"^[A-Z]{2,3}$")
+    icon: Slug
+    summary: str = Field(min_length=1, max_length=400)
+
+
+class TracksFile(Strict):
+    tracks: list[TrackMeta] = Field(min_length=1)
+
+
+class RubricItem(Strict):
+    id: Slug
+    text: str = Field(min_length=1, max_length=600)
+    concepts: list[Slug] = Field(default_factory=list)
+
+
+class Rubric(Strict):
+    items: list[RubricItem] = Field(min_length=1)
+    bands: dict[int, str]
+
+    @field_validator("bands")
+    @classmethod
+    def _four_bands(cls, bands: dict[int, str]) -> dict[int, str]:
+        if sorted(bands) != [1, 2, 3, 4]:
+            raise ValueError("expected exactly the bands 1, 2, 3 and 4")
+        if any(not text.strip() for text in bands.values()):
+            raise ValueError("every band needs a description")
+        return bands
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Rubric:
+        ids = [item.id for item in self.items]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"rubric item ids must be unique; repeated: {', '.join(duplicates)}")
+        return self
+
+
+class WidgetDefaults(Strict):
+    """Defaults for the sizing widget when a page embeds it without its own parameters."""
+
+    model: str | None = None
+    gpu: str | None = None
+    gpus: int | None = Field(None, ge=1, le=4096)
+    tp: int | None = Field(None, ge=1, le=4096)
+    context: int | None = Field(None, ge=1)
+    concurrency: int | None = Field(None, ge=1)
+    kv_dtype: str | None = None
+    weight_dtype: str | None = None
+
+
+def _parse_updated(value: object) -> date:
+    """Accept YYYY-MM or YYYY-MM-DD (YAML may already have made a date)."""
+    if isinstance(value, date):
+        return value
+    match = _MONTH.match(str(value).strip())
+    if not match:
+        raise ValueError("expected a date as YYYY-MM or YYYY-MM-DD")
+    year, month, day = match.groups()
+    return date(int(year), int(month), int(day or 1))
+
+
+class _Page(Strict):
+    slug: Slug
+    title: str = Field(min_length=1, max_length=200)
+    level: Level
+    track: Slug
+    updated: date
+    tags: list[Annotated[str, StringConstraints(min_length=1, max_length=40)]] = Field(
+        default_factory=list
+    )
+    aliases: list[Slug] = Field(default_factory=list)
+
+    @field_validator("updated", mode="before")
+    @classmethod
+    def _updated(cls, value: object) -> date:
+        return _parse_updated(value)
+
+
+class QuestionMeta(_Page):
+    lede: str = Field(min_length=1, max_length=1200)
+    access: Access
+    order: int = Field(100, ge=0, le=10_000)
+    concepts: list[Slug] = Field(min_length=1)
+    pin: list[Slug] = Field(default_factory=list)
+    teaser: str | None = Field(None, max_length=1200)
+    widget: WidgetDefaults | None = None
+    rubric: Rubric
+
+    @model_validator(mode="after")
+    def _pins_are_linked(self) -> QuestionMeta:
+        stray = [slug for slug in self.pin if slug not in self.concepts]
+        if stray:
+            raise ValueError(f"pin lists cards that are not in concepts: {', '.join(stray)}")
+        return self
+
+
+class ConceptMeta(_Page):
+    summary: str = Field(min_length=1, max_length=900)
+    order: int = Field(100, ge=0, le=10_000)

@@ -1,0 +1,118 @@
+"""The loaded content and every lookup the pages need, computed once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.content.models import Concept, Question, Track
+from app.content.ranking import TextIndex, jaccard, overlap_score
+from app.content.schema import LEVEL_ORDER
+
+RELATED_CONCEPTS = 4
+UP_NEXT = 3
+
+
+@dataclass
+class ContentStore:
+    tracks: list[Track]
+    questions: list[Question]
+    concepts: list[Concept]
+    fingerprint: str
+    question_aliases: dict[str, str] = field(default_factory=dict)
+    concept_aliases: dict[str, str] = field(default_factory=dict)
+    track_by_slug: dict[str, Track] = field(default_factory=dict)
+    question_by_slug: dict[str, Question] = field(default_factory=dict)
+    concept_by_slug: dict[str, Concept] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        tracks: list[Track],
+        questions: list[Question],
+        concepts: list[Concept],
+        question_aliases: dict[str, str],
+        concept_aliases: dict[str, str],
+        fingerprint: str,
+    ) -> ContentStore:
+        questions = sorted(questions, key=lambda q: (q.track.position, q.meta.order, q.title))
+        concepts = sorted(
+            concepts,
+            key=lambda c: (c.track.position, LEVEL_ORDER[c.meta.level], c.meta.order, c.title),
+        )
+        store = cls(
+            tracks=sorted(tracks, key=lambda t: t.position),
+            questions=questions,
+            concepts=concepts,
+            fingerprint=fingerprint,
+            question_aliases=question_aliases,
+            concept_aliases=concept_aliases,
+            track_by_slug={t.slug: t for t in tracks},
+            question_by_slug={q.slug: q for q in questions},
+            concept_by_slug={c.slug: c for c in concepts},
+        )
+        store._link()
+        return store
+
+    def _link(self) -> None:
+        for track in self.tracks:
+            track.questions = [q for q in self.questions if q.track is track]
+            track.concepts = [c for c in self.concepts if c.track is track]
+        index = TextIndex(
+            {f"q:{q.slug}": f"{q.title} {q.lede_text} {q.answer_text}" for q in self.questions}
+            | {f"c:{c.slug}": f"{c.title} {c.meta.summary} {c.body_text}" for c in self.concepts}
+        )
+        for question in self.questions:
+            self._rank_question_concepts(question, index)
+        for concept in self.concepts:
+            concept.questions = [q for q in self.questions if concept in q.concepts]
+            concept.related = self._related_concepts(concept, index)
+
+    def _rank_question_concepts(self, question: Question, index: TextIndex) -> None:
+        items = question.meta.rubric.items
+        scores: dict[str, float] = {}
+        for slug in question.meta.concepts:
+            concept = self.concept_by_slug[slug]
+            taught = sum(1 for item in items if slug in item.concepts) / len(items)
+            scores[slug] = overlap_score(
+                tags=jaccard(question.meta.tags, concept.meta.tags),
+                text=index.cosine(f"q:{question.slug}", f"c:{slug}"),
+                rubric=taught,
+            )
+        pinned = list(question.meta.pin)
+        ranked = sorted(
+            (slug for slug in question.meta.concepts if slug not in pinned),
+            key=lambda slug: (-scores[slug], self.concept_by_slug[slug].title),
+        )
+        question.concept_scores = scores
+        question.concepts = [self.concept_by_slug[slug] for slug in pinned + ranked]
+
+    def _related_concepts(self, concept: Concept, index: TextIndex) -> list[Concept]:
+        scored = []
+        for other in self.concepts:
+            if other is concept:
+                continue
+            score = overlap_score(
+                tags=jaccard(concept.meta.tags, other.meta.tags),
+                text=index.cosine(f"c:{concept.slug}", f"c:{other.slug}"),
+            )
+            if score > 0:
+                scored.append((score, other))
+        scored.sort(key=lambda pair: (-pair[0], pair[1].title))
+        return [other for _, other in scored[:RELATED_CONCEPTS]]
+
+    def up_next(self, question: Question, count: int = UP_NEXT) -> list[Question]:
+        """The questions after this one in its track, wrapping round to the start."""
+        in_track = question.track.questions
+        position = in_track.index(question)
+        following = in_track[position + 1 :] + in_track[:position]
+        return following[:count]
+
+    def filter_questions(
+        self, track: str | None = None, level: str | None = None
+    ) -> list[Question]:
+        return [
+            q
+            for q in self.questions
+            if (track is None or q.track.slug == track) and (level is None or q.meta.level == level)
+        ]

@@ -1,0 +1,113 @@
+"""The application factory: `uvicorn app.main:create_app --factory` serves the site."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+
+from fastapi import Depends, FastAPI
+from jinja2 import Environment
+from starlette.middleware.gzip import GZipMiddleware
+
+from app.accounts.deps import get_viewer
+from app.content.holder import ContentHolder, StaticContent
+from app.content.loader import load_content
+from app.content.schema import LEVEL_LABELS
+from app.content.store import ContentStore
+from app.db.session import Database
+from app.mail import make_mailer
+from app.ratelimit import RateLimiter
+from app.settings import PROJECT_ROOT, Settings
+from app.web.assets import AssetManifest
+from app.web.csrf import CSRFCookieMiddleware, verify_csrf
+from app.web.security import SecurityHeadersMiddleware
+from app.web.templating import Renderer, make_environment
+
+STATIC_DIR = PROJECT_ROOT / "static"
+TEMPLATE_DIR = PROJECT_ROOT / "templates"
+API_DESCRIPTION = """Prefill's JSON API: content (questions and concept cards, respecting access),
+and the KV-cache / GPU-memory sizing core. Sizes are integers in bytes; KiB/MiB/GiB are 1024-based."""
+
+
+def _build_id(assets: AssetManifest) -> str:
+    """Changes whenever templates or static files change: part of every page's ETag."""
+    digest = hashlib.sha256(assets.fingerprint.encode())
+    for path in sorted(TEMPLATE_DIR.rglob("*")):
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def create_app(settings: Settings | None = None, *, content: ContentStore | None = None) -> FastAPI:
+    """Build the app. `content` lets tests share one loaded ContentStore across many apps."""
+    settings = settings or Settings()
+    database = Database(
+        settings.database_url,
+        pool_size=settings.db_pool_size,
+        max_overflow=settings.db_max_overflow,
+    )
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        database.dispose()
+
+    app = FastAPI(
+        # Every route: the viewer is known, and unsafe methods need a CSRF token.
+        dependencies=[Depends(verify_csrf), Depends(get_viewer)],
+        title="Prefill API",
+        version="1",
+        description=API_DESCRIPTION,
+        lifespan=lifespan,
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    assets = AssetManifest(STATIC_DIR)
+    app.state.settings = settings
+    app.state.secret_key = settings.resolved_secret_key()
+    app.state.db = database
+    app.state.assets = assets
+    app.state.build_id = _build_id(assets)
+    app.state.context_providers = []
+    app.state.mailer = make_mailer(settings)
+    app.state.rate_limiter = RateLimiter()
+
+    environment = make_environment({"static_url": assets.url, "level_labels": LEVEL_LABELS})
+    app.state.renderer = Renderer(environment)
+
+    if content is not None:
+        app.state.content = StaticContent(content)
+    else:
+        app.state.content = _content_holder(settings, environment)
+
+    from app.web.site import install as install_site
+
+    install_site(app)
+    app.add_middleware(GZipMiddleware, minimum_size=800, compresslevel=6)
+    app.add_middleware(CSRFCookieMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
+    return app
+
+
+def _content_holder(settings: Settings, environment: Environment) -> ContentHolder:
+    load = partial(load_site_content, settings.content_dir, environment)
+    reload = settings.reload_content or settings.env == "development"
+    return ContentHolder(settings.content_dir, load, reload=reload)
+
+
+def load_site_content(content_dir: Path, environment: Environment | None = None) -> ContentStore:
+    """Load content/ with live figures and the embedded widget rendered by the web templates."""
+    from app.content.figures import render_figure
+    from app.web.widgets import make_widget_renderer
+
+    if environment is None:
+        environment = make_environment(
+            {"static_url": AssetManifest(STATIC_DIR).url, "level_labels": LEVEL_LABELS}
+        )
+    return load_content(
+        content_dir, figures=render_figure, widgets=make_widget_renderer(environment)
+    )

@@ -1,0 +1,86 @@
+"""Static files with content-hashed URLs, so browsers may cache them for a year.
+
+`static_url("css/app.css")` → `/static/css/app.3f9c1e2a7b.css`. A request for a hashed name whose
+hash matches is served `immutable`; anything else is served with revalidation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "public, max-age=0, must-revalidate"
+_HASHED = re.compile(r"^(?P<stem>.+)\.(?P<hash>[0-9a-f]{10})(?P<suffix>\.[A-Za-z0-9]+)$")
+
+
+@dataclass(frozen=True)
+class Asset:
+    path: Path
+    digest: str
+    url: str
+
+
+class AssetManifest:
+    """Hashes every file under the static root once, at start-up."""
+
+    def __init__(self, root: Path, prefix: str = "/static") -> None:
+        self.root = root.resolve()
+        self.prefix = prefix
+        self._assets: dict[str, Asset] = {}
+        for path in sorted(self.root.rglob("*")):
+            if path.is_file():
+                self._add(path)
+
+    def _add(self, path: Path) -> None:
+        relative = path.relative_to(self.root).as_posix()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+        stem, dot, suffix = relative.rpartition(".")
+        hashed = f"{stem}.{digest}.{suffix}" if dot else f"{relative}.{digest}"
+        self._assets[relative] = Asset(path=path, digest=digest, url=f"{self.prefix}/{hashed}")
+
+    def url(self, relative: str) -> str:
+        asset = self._assets.get(relative)
+        if asset is None:
+            raise KeyError(f"static file {relative!r} not found under {self.root}")
+        return asset.url
+
+    @property
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256()
+        for relative, asset in sorted(self._assets.items()):
+            digest.update(f"{relative}:{asset.digest}".encode())
+        return digest.hexdigest()[:12]
+
+    def response(self, request: Request, requested: str) -> Response:
+        asset = self._assets.get(requested)
+        match = _HASHED.match(requested)
+        if asset is None and match:
+            asset = self._assets.get(match["stem"] + match["suffix"])
+            if asset and asset.digest == match["hash"]:
+                return self._file(asset.path, IMMUTABLE, asset.digest)
+            # A page from before a deploy asking for the old version: serve the current one, briefly.
+        if asset is None:
+            raise HTTPException(status_code=404)
+        response = self._file(asset.path, REVALIDATE, asset.digest)
+        if request.headers.get("if-none-match") == response.headers.get("etag"):
+            return Response(status_code=304, headers={"etag": f'"{asset.digest}"'})
+        return response
+
+    @staticmethod
+    def _file(path: Path, cache_control: str, digest: str) -> FileResponse:
+        media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if media_type.startswith("text/") or media_type in {"application/javascript"}:
+            media_type += "; charset=utf-8"
+        return FileResponse(
+            path,
+            media_type=media_type,
+            headers={"cache-control": cache_control, "etag": f'"{digest}"'},
+        )

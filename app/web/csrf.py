@@ -1,0 +1,117 @@
+"""CSRF protection for every state-changing request (signed double-submit token).
+
+Each browser gets a random `prefill_csrf` cookie (HttpOnly, SameSite=Lax). Forms carry
+HMAC(secret, cookie) in a `csrf_token` field; HTMX sends the same value in `X-CSRF-Token` (set on
+<body hx-headers>). An attacker's page can neither read the cookie nor compute the HMAC. The
+cookie is replaced at sign-in and sign-out, so a token never outlives the session it was shown in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import secrets
+from http.cookies import SimpleCookie
+from urllib.parse import urlsplit
+
+from fastapi import HTTPException, Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.db.session import SAFE_METHODS
+
+CSRF_COOKIE = "prefill_csrf"
+CSRF_FIELD = "csrf_token"
+CSRF_HEADER = "x-csrf-token"
+# Stateless JSON endpoints that use no cookie authority are exempt.
+EXEMPT_PATHS = frozenset({"/api/v1/sizing"})
+FAILED = "This form has expired or did not come from a Prefill page. Reload the page and try again."
+
+
+def sign(secret: str, value: str) -> str:
+    return hmac.new(secret.encode(), f"csrf:{value}".encode(), hashlib.sha256).hexdigest()
+
+
+def new_cookie_value() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def csrf_token(request: Request) -> str:
+    """The token to embed in this page's forms."""
+    value = request.scope.get("state", {}).get("csrf_cookie") or request.cookies.get(CSRF_COOKIE)
+    return sign(request.app.state.secret_key, value or "")
+
+
+def set_csrf_cookie(response, value: str, secure: bool) -> None:  # type: ignore[no-untyped-def]
+    response.set_cookie(
+        CSRF_COOKIE, value, max_age=60 * 60 * 24 * 365, httponly=True, samesite="lax", secure=secure
+    )
+
+
+def rotate_csrf(request: Request, response) -> None:  # type: ignore[no-untyped-def]
+    """Give the browser a new CSRF secret (at sign-in and sign-out)."""
+    value = new_cookie_value()
+    request.scope.setdefault("state", {})["csrf_cookie"] = value
+    set_csrf_cookie(response, value, request.url.scheme == "https")
+
+
+async def verify_csrf(request: Request) -> None:
+    """Global dependency: reject an unsafe request without a valid token (403)."""
+    if request.method in SAFE_METHODS or request.url.path in EXEMPT_PATHS:
+        return
+    origin = request.headers.get("origin")
+    if origin and origin != "null" and urlsplit(origin).netloc != request.url.netloc:
+        raise HTTPException(403, detail="Cross-site requests are not accepted.")
+    cookie = request.cookies.get(CSRF_COOKIE)
+    submitted = request.headers.get(CSRF_HEADER)
+    if not submitted and request.headers.get("content-type", "").startswith(
+        ("application/x-www-form-urlencoded", "multipart/form-data")
+    ):
+        form = await request.form()
+        value = form.get(CSRF_FIELD)
+        submitted = value if isinstance(value, str) else None
+    secret = request.app.state.secret_key
+    if not cookie or not submitted or not hmac.compare_digest(submitted, sign(secret, cookie)):
+        raise HTTPException(403, detail=FAILED)
+
+
+class CSRFCookieMiddleware:
+    """Issues the CSRF cookie to browsers that do not have one yet (pure ASGI, no body buffering)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"].startswith("/static/"):
+            await self.app(scope, receive, send)
+            return
+        cookies = SimpleCookie()
+        for name, value in scope.get("headers", []):
+            if name == b"cookie":
+                with contextlib.suppress(
+                    Exception
+                ):  # a malformed Cookie header must not break a page
+                    cookies.load(value.decode("latin-1"))
+        issued: str | None = None
+        if CSRF_COOKIE not in cookies or not cookies[CSRF_COOKIE].value:
+            issued = new_cookie_value()
+            scope.setdefault("state", {})["csrf_cookie"] = issued
+
+        async def send_with_cookie(message: Message) -> None:
+            if issued and message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                already = any(
+                    n == b"set-cookie" and v.startswith(CSRF_COOKIE.encode() + b"=")
+                    for n, v in headers
+                )
+                if not already and scope["state"].get("csrf_cookie") == issued:
+                    secure = "; Secure" if scope.get("scheme") == "https" else ""
+                    cookie = (
+                        f"{CSRF_COOKIE}={issued}; Max-Age=31536000; Path=/; HttpOnly; "
+                        f"SameSite=Lax{secure}"
+                    )
+                    headers.append((b"set-cookie", cookie.encode()))
+                    message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)

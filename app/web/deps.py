@@ -1,0 +1,33 @@
+"""Small dependency aliases: route signatures read as a list of nouns."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from app.content.store import ContentStore
+from app.settings import Settings
+from app.web.templating import Renderer
+
+
+def get_content(request: Request) -> ContentStore:
+    return request.app.state.content.store
+
+
+def get_renderer(request: Request) -> Renderer:
+    return request.app.state.renderer
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+Content = Annotated[ContentStore, Depends(get_content)]
+Templates = Annotated[Renderer, Depends(get_renderer)]
+AppSettings = Annotated[Settings, Depends(get_settings)]
+
+
+def base_url(request: Request) -> str:
+    configured: str = request.app.state.settings.public_url
+    return configured or str(request.base_url).rstrip("/")

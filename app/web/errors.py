@@ -1,0 +1,90 @@
+"""Error pages and JSON errors: clear messages, the right status, never a stack trace."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import DBAPIError, OperationalError
+from starlette.exceptions import HTTPException
+
+logger = logging.getLogger("prefill")
+
+TITLES = {
+    400: "That request did not make sense",
+    403: "You can’t do that",
+    404: "Page not found",
+    405: "Method not allowed",
+    409: "That clashed with something else",
+    413: "That was too large",
+    422: "Some of that input was not valid",
+    429: "Slow down a little",
+    500: "Something went wrong on our side",
+    503: "Prefill is briefly unavailable",
+}
+
+
+def wants_json(request: Request) -> bool:
+    if request.url.path.startswith("/api/"):
+        return True
+    accept = request.headers.get("accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+def error_response(
+    request: Request, status: int, message: str, headers: dict[str, str] | None = None
+) -> Response:
+    if wants_json(request):
+        return JSONResponse({"detail": message}, status_code=status, headers=headers)
+    renderer = request.app.state.renderer
+    values = {
+        "status": status,
+        "title": TITLES.get(status, "Something went wrong"),
+        "message": message,
+    }
+    try:
+        return renderer.page(
+            request, "error.html", values, status_code=status, headers=headers or {}
+        )
+    except Exception:  # the error page itself must never fail
+        logger.exception("error page failed to render")
+        return Response(message, status_code=status, media_type="text/plain", headers=headers)
+
+
+def _describe_validation(error: RequestValidationError) -> str:
+    parts = []
+    for detail in error.errors():
+        location = ".".join(str(p) for p in detail.get("loc", ()) if p not in {"query", "body"})
+        parts.append(f"{location}: {detail.get('msg')}" if location else str(detail.get("msg")))
+    return "; ".join(parts) or "invalid input"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "")
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = "There is nothing at this address. It may have moved, or the link is mistyped."
+        if exc.status_code == 405 and detail == "Method Not Allowed":
+            detail = "This address does not accept that kind of request."
+        return error_response(request, exc.status_code, detail, dict(exc.headers or {}))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        if wants_json(request):
+            return JSONResponse({"detail": exc.errors()}, status_code=422)
+        return error_response(request, 422, _describe_validation(exc))
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(DBAPIError)
+    async def database_unavailable(request: Request, exc: Exception) -> Response:
+        logger.warning("database error: %s", exc)
+        message = "The database is not answering right now. Please try again in a few seconds."
+        return error_response(request, 503, message, {"retry-after": "5"})
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        logger.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(request, 500, "We have logged it and will look into it.")

@@ -1,0 +1,60 @@
+"""Wires the web layer onto the app: routes, error pages, static files, template context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.content.schema import LEVEL_LABELS
+from app.web import errors, health, pages, seo
+from app.web.deps import base_url
+from app.web.templating import SITE_NAME, SITE_TAGLINE
+
+
+def site_context(request: Request) -> dict[str, Any]:
+    root = base_url(request)
+    return {
+        "site_name": SITE_NAME,
+        "site_tagline": SITE_TAGLINE,
+        "base_url": root,
+        "canonical_url": root + request.url.path,
+        "nav_tracks": request.app.state.content.store.tracks,
+        "level_labels": LEVEL_LABELS,
+        "current_path": request.url.path,
+    }
+
+
+async def static(request: Request) -> Response:
+    return request.app.state.assets.response(request, request.path_params["path"])
+
+
+def install(app: FastAPI) -> None:
+    from app.accounts import account_routes
+    from app.accounts import routes as account_pages
+    from app.accounts.deps import LoginRequired, login_url, viewer_context
+    from app.api import content as content_api
+
+    app.state.context_providers.extend([site_context, viewer_context])
+    errors.install_error_handlers(app)
+
+    @app.exception_handler(LoginRequired)
+    async def login_required(request: Request, exc: LoginRequired) -> Response:
+        target = login_url(exc.next_path)
+        if request.headers.get("hx-request"):
+            return Response(status_code=204, headers={"hx-redirect": target})
+        return RedirectResponse(target, 303)
+
+    # A plain Starlette route: static files skip the app's dependencies (no session, no CSRF).
+    app.add_route("/static/{path:path}", static, include_in_schema=False)
+    routers = (
+        health.router,
+        seo.router,
+        pages.router,
+        account_pages.router,
+        account_routes.router,
+        content_api.router,
+    )
+    for router in routers:
+        app.include_router(router)

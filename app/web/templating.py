@@ -1,0 +1,88 @@
+"""Jinja environment and the render helpers every page uses.
+
+One template serves a full page and its HTMX fragment: a page includes a partial, and a request
+with the HX-Request header gets the partial alone. Responses say `Vary: HX-Request` either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+from app.settings import PROJECT_ROOT
+
+TEMPLATE_DIR = PROJECT_ROOT / "templates"
+SITE_NAME = "Prefill"
+SITE_TAGLINE = "Practise AI-infrastructure interviews"
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("hx-request") == "true" and not request.headers.get(
+        "hx-history-restore-request"
+    )
+
+
+def make_environment(globals_: Mapping[str, Any]) -> Environment:
+    environment = Environment(
+        loader=FileSystemLoader(TEMPLATE_DIR),
+        autoescape=select_autoescape(["html", "xml", "svg"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+    )
+    environment.globals.update(globals_)
+    environment.filters["thousands"] = lambda value: f"{value:,}"
+    return environment
+
+
+class Renderer:
+    """Renders templates into responses with the per-request context every page needs."""
+
+    def __init__(self, environment: Environment) -> None:
+        self.environment = environment
+
+    def context(self, request: Request, values: Mapping[str, Any]) -> dict[str, Any]:
+        base: dict[str, Any] = {"request": request}
+        for provider in request.app.state.context_providers:
+            base.update(provider(request))
+        base.update(values)
+        return base
+
+    def render_string(self, request: Request, name: str, values: Mapping[str, Any]) -> str:
+        return self.environment.get_template(name).render(self.context(request, values))
+
+    def page(
+        self,
+        request: Request,
+        name: str,
+        values: Mapping[str, Any] | None = None,
+        *,
+        fragment: str | None = None,
+        status_code: int = 200,
+        headers: Mapping[str, str] | None = None,
+    ) -> HTMLResponse:
+        """Render `name`, or `fragment` alone when HTMX asked for it."""
+        template = fragment if fragment and is_htmx(request) else name
+        body = self.render_string(request, template, values or {})
+        response = HTMLResponse(body, status_code=status_code, headers=dict(headers or {}))
+        if fragment:
+            response.headers["vary"] = _add_vary(response.headers.get("vary"), "HX-Request")
+        return response
+
+
+def _add_vary(existing: str | None, value: str) -> str:
+    parts = [p.strip() for p in (existing or "").split(",") if p.strip()]
+    if value not in parts:
+        parts.append(value)
+    return ", ".join(parts)
+
+
+def safe(html: str) -> Markup:
+    """Mark HTML that we rendered ourselves (content rendered at start-up) as safe."""
+    return Markup(html)

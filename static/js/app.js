@@ -1,0 +1,45 @@
+// Prefill's own front-end glue. No inline scripts anywhere (the CSP forbids them), so every
+// behaviour a page needs is attached here by data attributes. Everything still works without it.
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+
+  // "/" focuses the search box (unless the user is typing somewhere).
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+    var target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    var box = document.querySelector("[data-hotkey='/']");
+    if (box) { event.preventDefault(); box.focus(); box.select(); }
+  });
+
+  var toastTimer = null;
+  function toast(message, isError) {
+    var box = document.getElementById("toast");
+    if (!box) return;
+    box.textContent = message;
+    box.classList.toggle("error", !!isError);
+    box.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(function () { box.hidden = true; }, 6000);
+  }
+  window.prefillToast = toast;
+
+  // HTMX errors that are not swapped (403, 404, 429, 5xx) become a readable toast.
+  document.addEventListener("htmx:responseError", function (event) {
+    var xhr = event.detail.xhr;
+    var text = "";
+    try {
+      var data = JSON.parse(xhr.responseText);
+      text = typeof data.detail === "string" ? data.detail : "";
+    } catch (e) {
+      var doc = new DOMParser().parseFromString(xhr.responseText, "text/html");
+      var lede = doc.querySelector(".error-page .lede") || doc.querySelector("[data-message]");
+      text = lede ? lede.textContent.trim() : "";
+    }
+    toast(text || ("The request failed (" + xhr.status + ")."), true);
+  });
+  document.addEventListener("htmx:sendError", function () {
+    toast("Could not reach Prefill. Check your connection and try again.", true);
+  });
+})();

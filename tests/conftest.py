@@ -1,0 +1,194 @@
+"""Test fixtures: real databases built by the migrations, an in-process client, loaded content.
+
+Every database test runs on SQLite and, when TEST_DATABASE_URL is set, again on PostgreSQL.
+Each test gets a clean database: SQLite copies a migrated template file; PostgreSQL truncates a
+migrated database created for this test session (so parallel runs never collide).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Engine, make_url
+from starlette.testclient import TestClient
+
+from app.accounts.passwords import use_fast_hashing_for_tests
+from app.content.store import ContentStore
+from app.db.base import Base
+from app.db.engine import normalise_url
+from app.db.migrate import upgrade
+from app.main import create_app, load_site_content
+from app.settings import PROJECT_ROOT, Settings
+
+TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
+use_fast_hashing_for_tests()
+BACKENDS = ["sqlite", "postgresql"]
+CONTENT_DIR = Path(os.environ.get("PREFILL_TEST_CONTENT", PROJECT_ROOT / "content"))
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    lines = []
+    if TEST_DATABASE_URL:
+        lines.append(f"PostgreSQL leg: on ({make_url(normalise_url(TEST_DATABASE_URL)).host})")
+    else:
+        lines.append("PostgreSQL leg: SKIPPED (set TEST_DATABASE_URL to run it)")
+    chromium = Path("/usr/bin/chromium")
+    lines.append(
+        "Browser leg: on (/usr/bin/chromium)"
+        if chromium.exists()
+        else "Browser leg: SKIPPED (/usr/bin/chromium not installed)"
+    )
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# Databases
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A database of our own on the test server, migrated once, dropped at the end."""
+    if not TEST_DATABASE_URL:
+        pytest.skip("PostgreSQL leg skipped: TEST_DATABASE_URL is not set")
+    server_url = make_url(normalise_url(TEST_DATABASE_URL))
+    name = f"prefill_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    url = server_url.set(database=name).render_as_string(hide_password=False)
+    upgrade(url)
+    yield url
+    with admin.connect() as connection:
+        connection.execute(
+            text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = :name AND pid <> pg_backend_pid()"
+            ),
+            {"name": name},
+        )
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+    admin.dispose()
+
+
+def _truncate_all(url: str) -> None:
+    engine = create_engine(url)
+    tables = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
+    if tables:
+        with engine.begin() as connection:
+            connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A clean, migrated database for one test, on each backend."""
+    if request.param == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_template")
+        path = tmp_path / "prefill.db"
+        shutil.copyfile(template, path)
+        return f"sqlite:///{path}"
+    url: str = request.getfixturevalue("postgres_url")
+    _truncate_all(url)
+    return url
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """For tests that are about the app, not the database: SQLite only."""
+    path = tmp_path / "prefill.db"
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite:///{path}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Content and app
+
+
+@pytest.fixture(scope="session")
+def content_store() -> ContentStore:
+    """The real content/, loaded once for the whole run (loading renders every page)."""
+    return load_site_content(CONTENT_DIR)
+
+
+def make_settings(database_url: str, tmp_path: Path, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "env": "test",
+        "database_url": database_url,
+        "secret_key": "test-secret-key-that-is-long-enough-for-signing",
+        "content_dir": CONTENT_DIR,
+        "mailer": "memory",
+        "outbox_dir": tmp_path / "outbox",
+        "public_url": "http://testserver",
+    }
+    values.update(overrides)
+    return Settings.model_validate(values)
+
+
+@pytest.fixture
+def app_factory(tmp_path: Path, content_store: ContentStore):  # type: ignore[no-untyped-def]
+    apps = []
+
+    def build(database_url: str, **overrides: object):  # type: ignore[no-untyped-def]
+        app = create_app(make_settings(database_url, tmp_path, **overrides), content=content_store)
+        apps.append(app)
+        return app
+
+    yield build
+    for app in apps:
+        app.state.db.dispose()
+
+
+@pytest.fixture
+def app(app_factory, database_url: str):  # type: ignore[no-untyped-def]
+    return app_factory(database_url)
+
+
+@pytest.fixture
+def client(app) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
+    with TestClient(app, base_url="http://testserver") as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def sqlite_client(app_factory, sqlite_url: str) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
+    with TestClient(app_factory(sqlite_url), base_url="http://testserver") as test_client:
+        yield test_client
+
+
+class QueryCounter:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.statements: list[str] = []
+
+    def __enter__(self) -> QueryCounter:
+        event.listen(self.engine, "before_cursor_execute", self._record)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._record)
+
+    def _record(self, _conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        if not statement.lstrip().upper().startswith(("BEGIN", "PRAGMA", "SAVEPOINT", "RELEASE")):
+            self.statements.append(statement)
+
+    @property
+    def count(self) -> int:
+        return len(self.statements)
+
+
+@pytest.fixture
+def count_queries(app):  # type: ignore[no-untyped-def]
+    return lambda: QueryCounter(app.state.db.engine)

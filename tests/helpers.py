@@ -1,0 +1,60 @@
+"""Helpers the tests share: read CSRF tokens, sign up and sign in like a browser."""
+
+from __future__ import annotations
+
+import re
+from itertools import count
+
+from starlette.testclient import TestClient
+
+PASSWORD = "correct horse battery staple"
+_numbers = count(1)
+
+
+def csrf_token(client: TestClient, path: str = "/login") -> str:
+    html = client.get(path).text
+    match = re.search(r'name="csrf_token" value="([^"]+)"', html) or re.search(
+        r'"X-CSRF-Token": "([^"]+)"', html
+    )
+    assert match, f"no CSRF token on {path}"
+    return match.group(1)
+
+
+def unique_email(prefix: str = "user") -> str:
+    return f"{prefix}{next(_numbers)}@example.com"
+
+
+def signup(
+    client: TestClient,
+    email: str | None = None,
+    name: str = "Ada",
+    password: str = PASSWORD,
+    next_path: str = "/",
+):  # type: ignore[no-untyped-def]
+    email = unique_email() if email is None else email
+    token = csrf_token(client, "/signup")
+    return client.post(
+        "/signup",
+        data={
+            "email": email,
+            "display_name": name,
+            "password": password,
+            "next": next_path,
+            "csrf_token": token,
+        },
+        follow_redirects=False,
+    )
+
+
+def login(client: TestClient, email: str, password: str = PASSWORD, next_path: str = "/"):  # type: ignore[no-untyped-def]
+    token = csrf_token(client, "/login")
+    return client.post(
+        "/login",
+        data={"email": email, "password": password, "next": next_path, "csrf_token": token},
+        follow_redirects=False,
+    )
+
+
+def post_form(client: TestClient, path: str, data: dict[str, str], page: str = "/account"):  # type: ignore[no-untyped-def]
+    token = csrf_token(client, page)
+    return client.post(path, data={**data, "csrf_token": token}, follow_redirects=False)
