@@ -1,0 +1,57 @@
+"""The sizing core: config.json → KV cache, weights and GPU capacity, as exact integers.
+
+Pure standard-library Python; imports nothing from the rest of ``app``. See docs/sizing.md for
+the semantics and the engine source of every formula.
+"""
+
+from .capacity import legal_tp_degrees, tp_violation, weights_bytes
+from .errors import (
+    ConfigError,
+    IllegalTPError,
+    SizingError,
+    UnknownGPUError,
+    UnknownModelError,
+    UnsupportedArchitectureError,
+)
+from .gpus import GPU, GPUS, get_gpu
+from .parse import parse_config
+from .presets import Preset, list_presets, load_preset, load_preset_config
+from .remedies import Remedy, remedies
+from .report import format_report
+from .request import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES, SizingRequest
+from .result import SizingResult
+from .sizer import size
+from .spec import Attention, LayerSpec, ModelSpec, ParamCounts, State
+
+__all__ = [
+    "DEFAULT_GPU_UTIL",
+    "DEFAULT_RESERVE_BYTES",
+    "GPU",
+    "GPUS",
+    "Attention",
+    "ConfigError",
+    "IllegalTPError",
+    "LayerSpec",
+    "ModelSpec",
+    "ParamCounts",
+    "Preset",
+    "Remedy",
+    "SizingError",
+    "SizingRequest",
+    "SizingResult",
+    "State",
+    "UnknownGPUError",
+    "UnknownModelError",
+    "UnsupportedArchitectureError",
+    "format_report",
+    "get_gpu",
+    "legal_tp_degrees",
+    "list_presets",
+    "load_preset",
+    "load_preset_config",
+    "parse_config",
+    "remedies",
+    "size",
+    "tp_violation",
+    "weights_bytes",
+]

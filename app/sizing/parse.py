@@ -1,0 +1,101 @@
+"""``parse_config``: a config.json dict in, a validated ``ModelSpec`` out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .architecture import build_layers, decoder_dims
+from .config import MAX_POSITIONS, Keys, reject_non_decoders, unwrap
+from .errors import ConfigError, SizingError, UnsupportedArchitectureError
+from .params import count_params
+from .spec import ModelSpec
+
+
+def parse_config(raw: dict[str, Any], *, name: str | None = None) -> ModelSpec:
+    """Parse a Hugging Face config.json (already decoded) into a ``ModelSpec``.
+
+    Raises a ``SizingError`` subclass naming the key at fault for anything that is not a
+    decoder-only language model config we can size.
+    """
+    try:
+        return _parse(raw, name)
+    except SizingError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError, RecursionError) as exc:
+        # Defence in depth: a malformed config must never escape as anything but a SizingError.
+        raise ConfigError(f"could not read this config: {exc}"[:300]) from exc
+
+
+def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
+    keys, wrapper, notes = unwrap(raw)
+    reject_non_decoders(keys, wrapper)
+    dims = decoder_dims(keys)
+    layers = build_layers(keys, dims)
+    if not any(lay.attention is not None or lay.state is not None for lay in layers):
+        raise UnsupportedArchitectureError(
+            "no layer holds a cache (no attention or state layers)", field=keys.field("layer_types")
+        )
+    params = count_params(keys, dims, layers)
+    if not params.exact:
+        notes.append(
+            f"Parameter counts assume a Llama-style block: model_type {keys.model_type!r} is not "
+            "modelled layer by layer, so params_total may be off by its extra modules."
+        )
+    if keys.raw("multi_query") is True and keys.has("num_kv_heads"):
+        notes.append(
+            "multi_query is true and new_decoder_architecture is false, so the model has one KV "
+            f"head: num_kv_heads ({keys.raw('num_kv_heads')}) is ignored, as vLLM does."
+        )
+    if keys.has("kv_lora_rank") and keys.has("num_key_value_heads"):
+        notes.append(
+            "MLA caches one latent per token per layer; num_key_value_heads "
+            f"({keys.raw('num_key_value_heads')}) does not affect the cache."
+        )
+    if keys.raw("use_sliding_window") is False and keys.has("sliding_window"):
+        notes.append("use_sliding_window is false: sliding_window is ignored (full attention).")
+    if keys.has("hybrid_layer_pattern") and keys.has("attention_chunk_size"):
+        notes.append(
+            "attention_chunk_size is ignored: hybrid_layer_pattern defines the sliding-window "
+            "layers (vLLM drops the key for this reason)."
+        )
+    quant = _quant_method(wrapper, keys)
+    return ModelSpec(
+        name=name or _default_name(wrapper, keys),
+        model_type=keys.display_type,
+        hidden_size=dims.hidden,
+        vocab_size=params.embedding // dims.hidden,
+        num_layers=dims.layers,
+        num_attention_heads=dims.heads,
+        max_position_embeddings=_max_positions(keys),
+        layers=layers,
+        params=params,
+        tie_word_embeddings=params.lm_head == 0,
+        quantization=quant,
+        notes=tuple(notes),
+    )
+
+
+def _max_positions(keys: Keys) -> int | None:
+    key = keys.first(
+        ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
+    )
+    return keys.int(key, maximum=MAX_POSITIONS) if key else None
+
+
+def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
+    qc = wrapper.get("quantization_config") or keys.raw("quantization_config")
+    if isinstance(qc, dict):
+        method = qc.get("quant_method")
+        return method if isinstance(method, str) else None
+    return None
+
+
+def _default_name(wrapper: dict[str, Any], keys: Keys) -> str:
+    for key in ("_name_or_path", "name_or_path"):
+        value = wrapper.get(key)
+        if isinstance(value, str) and value:
+            return value.rstrip("/").split("/")[-1]
+    archs = wrapper.get("architectures")
+    if isinstance(archs, list) and archs and isinstance(archs[0], str):
+        return archs[0]
+    return keys.model_type or "custom model"

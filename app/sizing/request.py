@@ -1,0 +1,87 @@
+"""``SizingRequest``: the inputs of a sizing, validated on construction (errors name the field)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
+from .errors import SizingError
+from .gpus import get_gpu
+
+GIB = 1 << 30
+
+# vLLM's CacheConfig.gpu_memory_utilization default in current releases (vllm/config/cache.py);
+# older releases and most guides say 0.9.
+DEFAULT_GPU_UTIL = 0.92
+
+# Per-GPU memory outside weights and KV: the activation peak of vLLM's profile run at
+# max_num_batched_tokens, CUDA graphs, NCCL buffers and the CUDA context. 5 GiB sits at the low
+# end of SGLang's "leave ~5-8 GB for activations and CUDA graphs" advice; override per setup.
+DEFAULT_RESERVE_BYTES = 5 * GIB
+
+MAX_GPUS = 4096
+MAX_CONTEXT = 1 << 30
+MAX_CONCURRENCY = 1 << 24
+MAX_BYTES = 1 << 44  # 16 TiB per GPU is far beyond any accelerator
+
+
+def _check_int(value: object, field: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SizingError(f"must be an integer, got {value!r}"[:200], field=field)
+    if not lo <= value <= hi:
+        raise SizingError(f"must be between {lo:,} and {hi:,}, got {value:,}", field=field)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class SizingRequest:
+    gpu: str = "H100-SXM"
+    gpus: int = 1
+    tp: int | None = None  # None → all GPUs in one replica
+    context: int | None = None  # None → the model's max_position_embeddings
+    concurrency: int = 1
+    kv_dtype: str = "bf16"  # bf16 | fp16 | fp8 (fp8 on MLA = fp8_ds_mla)
+    weight_dtype: str = "bf16"  # bf16 | fp16 | fp8 | int8 | int4
+    gpu_util: float = DEFAULT_GPU_UTIL
+    reserve_bytes: int | None = None  # None → DEFAULT_RESERVE_BYTES
+    kv_budget_bytes: int | None = None  # explicit KV bytes per GPU (vLLM --kv-cache-memory)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.gpu, str) or not self.gpu.strip():
+            raise SizingError("must name a GPU from the catalogue", field="gpu")
+        get_gpu(self.gpu)
+        _check_int(self.gpus, "gpus", 1, MAX_GPUS)
+        if self.tp is not None:
+            _check_int(self.tp, "tp", 1, MAX_GPUS)
+            if self.tp > self.gpus:
+                raise SizingError(
+                    f"tp ({self.tp}) cannot exceed the number of GPUs ({self.gpus})", field="tp"
+                )
+        if self.context is not None:
+            _check_int(self.context, "context", 1, MAX_CONTEXT)
+        _check_int(self.concurrency, "concurrency", 1, MAX_CONCURRENCY)
+        if self.kv_dtype not in KV_DTYPE_BYTES:
+            raise SizingError(
+                f"unknown KV dtype {self.kv_dtype!r}; choose one of {', '.join(KV_DTYPE_BYTES)}",
+                field="kv_dtype",
+            )
+        if self.weight_dtype not in WEIGHT_DTYPE_BYTES:
+            raise SizingError(
+                f"unknown weight dtype {self.weight_dtype!r}; choose one of "
+                f"{', '.join(WEIGHT_DTYPE_BYTES)}",
+                field="weight_dtype",
+            )
+        util = self.gpu_util
+        if isinstance(util, bool) or not isinstance(util, int | float) or not math.isfinite(util):
+            raise SizingError(f"must be a number, got {util!r}"[:200], field="gpu_util")
+        if not 0 < util <= 1:
+            raise SizingError(f"must be in (0, 1], got {util}", field="gpu_util")
+        if self.reserve_bytes is not None:
+            _check_int(self.reserve_bytes, "reserve_bytes", 0, MAX_BYTES)
+        if self.kv_budget_bytes is not None:
+            _check_int(self.kv_budget_bytes, "kv_budget_bytes", 1, MAX_BYTES)
+
+    @property
+    def reserve(self) -> int:
+        return DEFAULT_RESERVE_BYTES if self.reserve_bytes is None else self.reserve_bytes

@@ -1,0 +1,57 @@
+"""``SizingResult``: every number the product shows, as exact integers, plus the working."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class SizingResult:
+    model: str
+    model_type: str
+    params_total: int
+    params_active: int
+    params_embedding: int
+    params_mtp: int
+    params_exact: bool
+    weights_bytes: int
+    weights_bytes_per_gpu: int
+    kv_bytes_per_token: int
+    kv_bytes_per_token_beyond_window: int
+    max_window: int | None
+    kv_bytes_per_sequence: int
+    state_bytes_per_sequence: int
+    kv_bytes_per_token_per_gpu: int
+    kv_bytes_per_sequence_per_gpu: int
+    state_bytes_per_sequence_per_gpu: int
+    usable_bytes_per_gpu: int
+    reserve_bytes_per_gpu: int
+    kv_budget_bytes_per_gpu: int
+    kv_capacity_tokens: int | None
+    sequences_per_replica: int
+    max_concurrency: int
+    max_context: int | None
+    min_gpus: int | None
+    tp: int
+    tp_degrees: list[int]
+    replicas: int
+    fits: bool
+    reason: str
+    gpu: dict[str, Any]
+    inputs: dict[str, Any]
+    layers: list[dict[str, Any]]
+    formula: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (ints, bools, strings, None; ratios and util are the only floats)."""
+        return {name: _copy(getattr(self, name)) for name in self.__slots__}
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value

@@ -1,0 +1,142 @@
+"""The parsed architecture: what ``parse_config`` returns and ``size`` consumes.
+
+A ``ModelSpec`` is plain frozen data. Each decoder layer is a ``LayerSpec`` holding what it caches:
+an ``Attention`` (per-token K/V or an MLA latent, optionally windowed), a ``State`` (constant
+per-sequence linear-attention / Mamba state), both (Falcon-H1 runs them in parallel), or neither
+(MLP-only blocks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FULL = "full_attention"
+SLIDING = "sliding_attention"
+CHUNKED = "chunked_attention"
+STATE_ONLY = "constant_state_only"
+NO_KV = "no_kv"
+SHARED_KV = "shared_kv"
+
+
+@dataclass(frozen=True, slots=True)
+class Attention:
+    """One layer's attention cache shape (whole model, before tensor parallelism)."""
+
+    kind: str  # FULL, SLIDING or CHUNKED
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int  # K head size
+    v_head_dim: int  # V head size (differs from K for e.g. MiMo-V2)
+    window: int | None = None  # sliding window or attention chunk, in tokens
+    kv_lora_rank: int | None = None  # MLA latent rank; None for ordinary K/V heads
+    qk_rope_head_dim: int | None = None  # MLA decoupled RoPE key
+    indexer_head_dim: int | None = None  # DeepSeek sparse attention (DSA) indexer key size
+    shared: bool = False  # reuses an earlier layer's cache (Gemma 3n num_kv_shared_layers)
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank is not None
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Constant per-sequence state of a linear-attention / Mamba layer (whole model, tp=1).
+
+    kind "gated_deltanet": conv over 2·k_heads·k_dim + v_heads·v_dim channels, recurrent state
+    (v_heads, v_dim, k_dim). kind "mamba2": conv over intermediate + 2·groups·state_size
+    channels, recurrent (heads, head_dim, state_size). kind "mamba1": conv over intermediate
+    channels, recurrent (intermediate, state_size).
+    """
+
+    kind: str
+    conv_kernel: int
+    heads: int = 0  # mamba2 heads / GDN value heads
+    head_dim: int = 0  # mamba2 head dim / GDN value head dim
+    state_size: int = 0  # mamba d_state / GDN key head dim
+    groups: int = 0  # mamba2 n_groups / GDN key heads
+    intermediate: int = 0  # mamba1/mamba2 inner width
+    ssm_dtype_bytes: int | None = None  # pinned by the config; None = the model dtype
+    ssm_dtype_key: str | None = None  # which config key pinned it
+
+
+@dataclass(frozen=True, slots=True)
+class LayerSpec:
+    index: int
+    attention: Attention | None = None
+    state: State | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.attention is not None:
+            return SHARED_KV if self.attention.shared else self.attention.kind
+        return STATE_ONLY if self.state is not None else NO_KV
+
+    @property
+    def window(self) -> int | None:
+        att = self.attention
+        return att.window if att is not None and not att.shared else None
+
+
+@dataclass(frozen=True, slots=True)
+class LayerClass:
+    """Layers that cache exactly the same thing (same Attention and State); sizing works on these
+    few classes instead of every layer, which keeps ``size`` far under a millisecond."""
+
+    attention: Attention | None
+    state: State | None
+    indices: tuple[int, ...]
+
+    @property
+    def kind(self) -> str:
+        return LayerSpec(self.indices[0], self.attention, self.state).kind
+
+    @property
+    def window(self) -> int | None:
+        att = self.attention
+        return att.window if att is not None and not att.shared else None
+
+
+def classify(layers: tuple[LayerSpec, ...]) -> tuple[LayerClass, ...]:
+    by_key: dict[tuple[Attention | None, State | None], list[int]] = {}
+    for layer in layers:
+        by_key.setdefault((layer.attention, layer.state), []).append(layer.index)
+    return tuple(LayerClass(att, st, tuple(ix)) for (att, st), ix in by_key.items())
+
+
+@dataclass(frozen=True, slots=True)
+class ParamCounts:
+    total: int  # text model as transformers builds it (tied embedding once, no MTP/vision)
+    active: int  # used per token: dense parts + shared experts + top-k routed experts
+    embedding: int  # input token embedding
+    lm_head: int  # untied output head (0 when tied)
+    mtp: int  # multi-token-prediction modules, reported separately (not in total)
+    exact: bool = True  # False when the block layout was assumed (model_type not modelled)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    name: str
+    model_type: str
+    hidden_size: int
+    vocab_size: int
+    num_layers: int
+    num_attention_heads: int
+    max_position_embeddings: int | None
+    layers: tuple[LayerSpec, ...]
+    params: ParamCounts
+    tie_word_embeddings: bool
+    quantization: str | None = None  # quant_method the checkpoint ships with, if any
+    notes: tuple[str, ...] = field(default=())
+    classes: tuple[LayerClass, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.classes:
+            object.__setattr__(self, "classes", classify(self.layers))
+
+    @property
+    def is_mla(self) -> bool:
+        return any(c.attention is not None and c.attention.is_mla for c in self.classes)
+
+    @property
+    def has_state(self) -> bool:
+        return any(c.state is not None for c in self.classes)

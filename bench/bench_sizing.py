@@ -1,0 +1,57 @@
+"""Time parse_config and size() for every preset against a trivial baseline in the same run.
+
+Run: python bench/bench_sizing.py [--number N]. Prints µs per call and the ratio to copying the
+preset's config dict (a baseline that tells how fast this machine is right now).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import timeit
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.sizing import (
+    SizingRequest,
+    legal_tp_degrees,
+    list_presets,
+    load_preset_config,
+    parse_config,
+    size,
+)
+
+
+def best_us(stmt, number: int, repeat: int = 5) -> float:
+    return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number * 1e6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=int, default=200, help="calls per timing repeat")
+    args = parser.parse_args()
+    print(
+        f"{'preset':<26} {'copy µs':>8} {'parse µs':>9} {'size µs':>8} {'parse/copy':>10} "
+        f"{'size/copy':>9}"
+    )
+    worst_size = 0.0
+    for preset in list_presets():
+        raw = load_preset_config(preset.id)
+        spec = parse_config(raw)
+        tp = legal_tp_degrees(spec, 8)[-1]  # the widest legal degree on one 8-GPU node
+        req = SizingRequest(gpu="H200", gpus=8, tp=tp, context=32_768, concurrency=16)
+        copy_us = best_us(lambda raw=raw: dict(raw), args.number * 10)
+        parse_us = best_us(lambda raw=raw: parse_config(raw), args.number)
+        size_us = best_us(lambda spec=spec, req=req: size(spec, req), args.number)
+        worst_size = max(worst_size, size_us)
+        print(
+            f"{preset.id:<26} {copy_us:>8.2f} {parse_us:>9.1f} {size_us:>8.1f} "
+            f"{parse_us / copy_us:>10.0f} {size_us / copy_us:>9.0f}"
+        )
+    print(f"\nslowest size(): {worst_size:.1f} µs (target: well under 1,000 µs)")
+    return 0 if worst_size < 1000 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

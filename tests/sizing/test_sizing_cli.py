@@ -1,0 +1,172 @@
+"""``prefill size``: table by default, one JSON object with --json, exit 2 naming the field."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.sizing import load_preset_config
+from app.sizing.cli import byte_count, main, register, run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="prefill")
+    register(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["size", *argv])
+
+
+def _run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(_args(*argv), out=out, err=err, stdin=io.StringIO(stdin))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_table_for_a_preset():
+    code, out, err = _run("llama-3.1-70b", "--gpu", "H200", "--gpus", "8", "--context", "32768")
+    assert code == 0 and not err
+    assert "327,680" in out  # KV bytes per token
+    assert "1024-based" in out
+    assert "max concurrency at 32,768" in out and " 86" in out
+    assert out.count("FITS") == 1
+
+
+def test_json_is_one_object_with_the_contract_keys():
+    code, out, _ = _run(
+        "qwen3-next-80b-a3b",
+        "--gpu",
+        "H200",
+        "--gpus",
+        "4",
+        "--context",
+        "65536",
+        "--concurrency",
+        "8",
+        "--json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    for key in (
+        "params_total",
+        "params_active",
+        "weights_bytes",
+        "kv_bytes_per_token",
+        "kv_bytes_per_sequence",
+        "state_bytes_per_sequence",
+        "kv_capacity_tokens",
+        "max_concurrency",
+        "max_context",
+        "min_gpus",
+        "tp_degrees",
+        "fits",
+        "layers",
+        "kv_bytes_per_token_beyond_window",
+        "max_window",
+        "reason",
+        "formula",
+        "notes",
+    ):
+        assert key in data, key
+    assert data["inputs"]["gpu"] == "H200" and data["inputs"]["tp"] == 4
+
+
+def test_config_path_and_stdin(tmp_path):
+    raw = load_preset_config("llama-3.2-1b")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(raw))
+    code, out, _ = _run(str(path), "--json")
+    assert code == 0 and json.loads(out)["kv_bytes_per_token"] == 32_768
+    code, out, _ = _run("-", "--json", stdin=json.dumps(raw))
+    assert code == 0 and json.loads(out)["params_total"] == 1_235_814_400
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "fragment"),
+    [
+        (("-",), "{not json", "config: stdin is not valid JSON"),
+        (("-",), '{"model_type": "bert", "hidden_size": 8}', "model_type:"),
+        (("no-such-model",), "", "model: no preset"),
+        (("llama-3.1-8b", "--gpus", "4", "--tp", "3"), "", "tp: tp=3 is not legal"),
+        (("llama-3.1-8b", "--gpu", "H900"), "", "gpu: unknown GPU"),
+        (("llama-3.1-8b", "--gpu-util", "1.5"), "", "gpu_util:"),
+        (("llama-3.1-8b", "--context", "0"), "", "context:"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_field(argv, stdin, fragment):
+    code, out, err = _run(*argv, stdin=stdin)
+    assert code == 2 and not out
+    assert fragment in err
+
+
+def test_missing_file_names_model(tmp_path):
+    code, _, err = _run(str(tmp_path / "missing.json"))
+    assert code == 2 and "model:" in err
+
+
+def test_remedies_flag():
+    code, out, _ = _run(
+        "llama-3.1-70b",
+        "--gpu",
+        "H100-SXM",
+        "--gpus",
+        "8",
+        "--context",
+        "131072",
+        "--concurrency",
+        "64",
+        "--remedies",
+        "--json",
+    )
+    assert code == 0
+    ids = [r["id"] for r in json.loads(out)["remedies"]]
+    assert "fp8_kv" in ids and "prefix_caching" in ids
+
+
+def test_byte_counts():
+    assert byte_count("5GiB") == 5 << 30
+    assert byte_count("40 GB") == 40 * 10**9
+    assert byte_count("1024") == 1024
+    with pytest.raises(argparse.ArgumentTypeError):
+        byte_count("lots")
+
+
+def test_argparse_rejects_bad_types_with_exit_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["size", "llama-3.1-8b", "--gpus", "many"])
+    assert info.value.code == 2
+    assert "--gpus" in capsys.readouterr().err
+
+
+def test_module_entry_point():
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.sizing.cli",
+            "size",
+            "deepseek-v3.2",
+            "--kv-dtype",
+            "fp8",
+            "--gpu",
+            "H200",
+            "--gpus",
+            "8",
+            "--context",
+            "8192",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["kv_bytes_per_token"] == 48_068

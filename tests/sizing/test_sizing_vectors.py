@@ -1,0 +1,107 @@
+"""Every sizing-vectors entry: params, KV per token, window growth and layer groups, exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.sizing import SizingRequest, parse_config, size
+from app.sizing.kv import state_bytes, transformers_state_bytes
+from tests.sizing.sizing_helpers import vector_config, vectors
+
+VECTORS = vectors()
+IDS = [v["model"] for v in VECTORS]
+
+
+@pytest.fixture(params=VECTORS, ids=IDS)
+def case(request):
+    entry = request.param
+    spec = parse_config(vector_config(entry), name=entry["model"])
+    return entry, spec, size(spec, SizingRequest(gpu="B300", context=1024))
+
+
+def test_params(case):
+    entry, spec, _ = case
+    assert spec.model_type == entry["model_type"]
+    assert spec.params.total == entry["params_total"]
+    assert spec.params.embedding == entry["params_embedding"]
+    assert spec.tie_word_embeddings is entry["tie_word_embeddings"]
+
+
+def test_kv_per_token(case):
+    entry, _, result = case
+    assert result.kv_bytes_per_token == entry["kv_bytes_per_token"]
+    if "kv_bytes_per_token_beyond_window" in entry:
+        assert result.kv_bytes_per_token_beyond_window == entry["kv_bytes_per_token_beyond_window"]
+        assert result.max_window == entry["max_window"]
+    else:
+        assert result.max_window is None
+        assert result.kv_bytes_per_token_beyond_window == result.kv_bytes_per_token
+
+
+def test_layer_groups(case):
+    entry, _, result = case
+    ours = [
+        (g["kind"], g["layers"], g["count"], g["bytes_per_token_per_layer"], g["window"])
+        for g in result.layers
+    ]
+    theirs = [
+        (g["kind"], g["layers"], g["count"], int(g["bytes_per_token_per_layer"]), g["window"])
+        for g in entry["layers"]
+    ]
+    assert ours == theirs
+    for ours_g, theirs_g in zip(result.layers, entry["layers"], strict=True):
+        if not theirs_g["constant_bytes_per_layer"]:
+            assert ours_g["constant_bytes_per_layer"] == 0
+
+
+STATE_VECTORS = [v for v in VECTORS if "state_bytes_per_sequence" in v]
+
+
+@pytest.mark.parametrize("entry", STATE_VECTORS, ids=[v["model"] for v in STATE_VECTORS])
+def test_state_differs_from_transformers_by_exactly_one_conv_position_and_fp32(entry):
+    """DESIGN.md: transformers allocates conv_kernel positions and an fp32 recurrent state;
+    we follow vLLM (conv_kernel − 1 positions, ssm dtype from the config else bf16)."""
+    spec = parse_config(vector_config(entry))
+    state_layers = [lay for lay in spec.layers if lay.state is not None]
+    ours = sum(state_bytes(lay.state) for lay in state_layers)
+    assert size(spec, SizingRequest(gpu="B300", context=8)).state_bytes_per_sequence == ours
+    expected_gap = 0
+    for lay in state_layers:
+        st = lay.state
+        if st.kind == "gated_deltanet":
+            conv_dim = 2 * st.groups * st.state_size + st.heads * st.head_dim
+            recurrent = st.heads * st.head_dim * st.state_size
+        else:
+            conv_dim = st.intermediate + 2 * st.groups * st.state_size
+            recurrent = st.heads * st.head_dim * st.state_size
+        ours_ssm = st.ssm_dtype_bytes or 2
+        expected_gap += conv_dim * 2 + recurrent * (4 - ours_ssm)  # one conv position + fp32
+    assert entry["state_bytes_per_sequence"] - ours == expected_gap
+    assert (
+        sum(transformers_state_bytes(lay.state) for lay in state_layers)
+        == (entry["state_bytes_per_sequence"])
+    )
+
+
+def test_state_group_constant_matches_the_bf16_measurement():
+    """The vectors' per-layer constant was measured with a bf16 recurrent state (its
+    state_bytes_per_sequence with fp32): check ours against it with the same rule."""
+    for entry in STATE_VECTORS:
+        spec = parse_config(vector_config(entry))
+        st = next(lay.state for lay in spec.layers if lay.state is not None)
+        group = next(g for g in entry["layers"] if g["kind"] == "constant_state_only")
+        assert transformers_state_bytes(st, recurrent_bytes=2) == group["constant_bytes_per_layer"]
+
+
+def test_qwen3_next_state_by_hand():
+    entry = next(v for v in VECTORS if v["model_type"] == "qwen3_next")
+    result = size(parse_config(vector_config(entry)), SizingRequest(gpu="H200", context=8))
+    # 36 gated-DeltaNet layers: conv 3 × (2·16·128 + 32·128) × 2 B + 32 × 128 × 128 × 2 B
+    assert result.state_bytes_per_sequence == 36 * (3 * 8192 * 2 + 32 * 128 * 128 * 2)
+
+
+def test_nemotron_state_pins_fp32_from_config():
+    entry = next(v for v in VECTORS if v["model_type"] == "nemotron_h")
+    result = size(parse_config(vector_config(entry)), SizingRequest(gpu="H200", context=8))
+    # 23 Mamba-2 layers: conv 3 × (4096 + 2·8·128) × 2 B + 64 × 64 × 128 × 4 B (float32 pinned)
+    assert result.state_bytes_per_sequence == 23 * (3 * 6144 * 2 + 64 * 64 * 128 * 4)
