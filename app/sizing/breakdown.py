@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from .dtypes import MODEL_DTYPE_BYTES
-from .kv import FP8_DS_MLA_SCALE_BLOCK, INDEXER_QUANT_BLOCK, layer_cost, state_bytes
+from .kv import (
+    FP8_DS_MLA_SCALE_BLOCK,
+    INDEXER_QUANT_BLOCK,
+    layer_cost,
+    state_bytes,
+    uses_fp8_ds_mla,
+)
 from .spec import Attention, LayerClass, ModelSpec, State
 
 
@@ -81,7 +87,7 @@ def _attention_formula(att: Attention, b: int) -> dict[str, Any]:
         }
     if att.is_mla:
         rank, rope = att.kv_lora_rank or 0, att.qk_rope_head_dim or 0
-        if b == 1:
+        if uses_fp8_ds_mla(att, b):
             scales = rank // FP8_DS_MLA_SCALE_BLOCK * 4
             expr = "kv_lora_rank + kv_lora_rank / 128 × 4 + qk_rope_head_dim × 2 (fp8_ds_mla)"
             filled = f"{rank} + {scales} + {rope * 2}"

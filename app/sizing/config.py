@@ -184,10 +184,13 @@ class Keys:
         return self.raw(key) is not None
 
     def raw(self, key: str, default: Any = None) -> Any:
-        value = self.data.get(key)
-        if value is None:
-            return self.defaults.get(key, default)
-        return value
+        """The config's value; transformers' default only when the key is absent. An explicit
+        null stays null, as transformers keeps it (Mistral NeMo's "sliding_window": null means
+        no window, not the Mistral class default of 4096)."""
+        if key in self.data:
+            value = self.data[key]
+            return default if value is None else value
+        return self.defaults.get(key, default)
 
     def first(self, keys: Iterable[str]) -> str | None:
         """The first key among ``keys`` that is set (not null) in the config or its defaults."""

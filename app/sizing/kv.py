@@ -6,9 +6,11 @@ Formulas (all integers, bytes):
   Under tensor parallelism each GPU holds ``max(1, kv_heads // tp)`` heads: KV heads are
   replicated when tp > kv_heads (vllm/config/model.py ``get_num_kv_heads``).
 - MLA layer, per token: one latent of ``kv_lora_rank + qk_rope_head_dim`` elements, no ×2
-  (``MLAAttentionSpec``); replicated on every TP rank. fp8 uses FlashMLA's ``fp8_ds_mla`` layout:
-  ``kv_lora_rank`` fp8 bytes + one fp32 scale per 128 + the RoPE part in bf16 = 656 B for
-  DeepSeek (vllm flashmla_sparse.py; SGLang ``calculate_mla_kv_cache_dim``).
+  (``MLAAttentionSpec``); replicated on every TP rank. fp8 stores one byte per element (576 B
+  for DeepSeek), except on sparse-attention (DSA) models, where vLLM switches fp8 to FlashMLA's
+  ``fp8_ds_mla`` layout: ``kv_lora_rank`` fp8 bytes + one fp32 scale per 128 + the RoPE part in
+  bf16 = 656 B (vLLM sets it when the config has ``index_topk``; flashmla_sparse.py; SGLang
+  ``calculate_mla_kv_cache_dim`` for NSA).
 - DSA indexer (DeepSeek-V3.2, GLM-5): ``index_head_dim + index_head_dim // 128 × 4`` = 132 B per
   token per layer, fp8 values plus fp32 scales, whatever the KV dtype
   (vllm/model_executor/models/deepseek_v2.py ``DeepseekV32IndexerCache``).
@@ -37,10 +39,15 @@ class LayerCost:
     window: int | None
 
 
+def uses_fp8_ds_mla(att: Attention, kv_bytes: int) -> bool:
+    """fp8 on a sparse-attention (DSA) MLA model: FlashMLA's custom 656-byte layout."""
+    return att.is_mla and kv_bytes == 1 and bool(att.indexer_head_dim)
+
+
 def mla_token_bytes(att: Attention, kv_bytes: int) -> int:
     rank = att.kv_lora_rank or 0
     rope = att.qk_rope_head_dim or 0
-    if kv_bytes == 1:  # fp8_ds_mla: fp8 latent, fp32 scale per 128, bf16 RoPE part
+    if uses_fp8_ds_mla(att, kv_bytes):  # fp8 latent, fp32 scale per 128, bf16 RoPE part
         return rank + (rank // FP8_DS_MLA_SCALE_BLOCK) * 4 + rope * 2
     return (rank + rope) * kv_bytes
 

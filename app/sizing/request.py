@@ -41,7 +41,7 @@ class SizingRequest:
     tp: int | None = None  # None → all GPUs in one replica
     context: int | None = None  # None → the model's max_position_embeddings
     concurrency: int = 1
-    kv_dtype: str = "bf16"  # bf16 | fp16 | fp8 (fp8 on MLA = fp8_ds_mla)
+    kv_dtype: str = "bf16"  # bf16 | fp16 | fp8 (fp8 on sparse-attention MLA = fp8_ds_mla)
     weight_dtype: str = "bf16"  # bf16 | fp16 | fp8 | int8 | int4
     gpu_util: float = DEFAULT_GPU_UTIL
     reserve_bytes: int | None = None  # None → DEFAULT_RESERVE_BYTES

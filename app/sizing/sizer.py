@@ -177,10 +177,17 @@ def _notes(
             "recurrent state."
         )
     if req.kv_dtype == "fp8" and spec.is_mla:
-        notes.append(
-            "fp8 on an MLA model uses FlashMLA's fp8_ds_mla layout: 512 fp8 latent values, one "
-            "fp32 scale per 128, and the RoPE part in bf16 (656 B per token per layer)."
-        )
+        if spec.has_sparse_indexer:
+            notes.append(
+                "fp8 on this sparse-attention MLA model uses FlashMLA's fp8_ds_mla layout, as "
+                "vLLM does: 512 fp8 latent values, one fp32 scale per 128, and the RoPE part in "
+                "bf16 (656 B per token per layer), plus the indexer's own fp8 cache."
+            )
+        else:
+            notes.append(
+                "fp8 on this MLA model stores one byte per latent element with per-tensor scales "
+                "(vLLM keeps the 656-byte fp8_ds_mla layout for sparse-attention models)."
+            )
     if spec.quantization and req.weight_dtype in ("bf16", "fp16"):
         notes.append(
             f"The checkpoint ships quantised ({spec.quantization}); weights are sized in "

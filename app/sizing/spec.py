@@ -138,5 +138,9 @@ class ModelSpec:
         return any(c.attention is not None and c.attention.is_mla for c in self.classes)
 
     @property
+    def has_sparse_indexer(self) -> bool:
+        return any(c.attention is not None and c.attention.indexer_head_dim for c in self.classes)
+
+    @property
     def has_state(self) -> bool:
         return any(c.state is not None for c in self.classes)

@@ -17,7 +17,8 @@ GIB = 1 << 30
         ("llama-3.1-405b", "bf16", 516_096),  # 2 × 126 × 8 × 128 × 2
         ("deepseek-v3", "bf16", 70_272),  # 61 × (512 + 64) × 2, no ×2 for MLA
         ("kimi-k2", "bf16", 70_272),  # same latent as DeepSeek-V3
-        ("deepseek-v3.2", "fp8", 48_068),  # 656 × 61 + 132 × 61
+        ("deepseek-v3.2", "fp8", 48_068),  # 656 × 61 + 132 × 61 (fp8_ds_mla + indexer)
+        ("deepseek-v3", "fp8", 35_136),  # 576 × 61: plain fp8 latent, no ds_mla layout
         ("deepseek-v3.2", "bf16", 78_324),  # 1,152 × 61 + 132 × 61 (indexer is fp8 anyway)
         ("qwen3-235b-a22b", "bf16", 192_512),  # 2 × 94 × 4 × 128 × 2
         ("qwen3-32b", "bf16", 262_144),  # head_dim 128, not 5120/64 = 80
@@ -197,3 +198,12 @@ def test_gpu_catalogue_reports_driver_memory():
     for gpu in GPUS.values():
         assert gpu.memory_source
         assert gpu.memory_is_estimate == gpu.memory_source.startswith("estimate")
+
+
+def test_an_explicit_null_window_means_no_window() -> None:
+    """Mistral NeMo's config says "sliding_window": null; the Mistral class default (4096)
+    applies only when the key is absent, as in transformers."""
+    result = size(load_preset("mistral-nemo-12b"), SizingRequest()).to_dict()
+    assert result["max_window"] is None
+    assert result["kv_bytes_per_token_beyond_window"] == result["kv_bytes_per_token"]
+    assert [group["kind"] for group in result["layers"]] == ["full_attention"]
