@@ -58,3 +58,31 @@ def login(client: TestClient, email: str, password: str = PASSWORD, next_path: s
 def post_form(client: TestClient, path: str, data: dict[str, str], page: str = "/account"):  # type: ignore[no-untyped-def]
     token = csrf_token(client, page)
     return client.post(path, data={**data, "csrf_token": token}, follow_redirects=False)
+
+
+def make_role(app, email: str, role: str) -> None:  # type: ignore[no-untyped-def]
+    from app.accounts.service import set_role
+
+    with app.state.db.writer() as db, db.begin():
+        set_role(db, email, role)
+
+
+def post_comment(
+    client: TestClient, page: str, body: str, *, parent_id: int | None = None, htmx: bool = False
+):  # type: ignore[no-untyped-def]
+    token = csrf_token(client, page)
+    data = {"body": body, "csrf_token": token}
+    if parent_id is not None:
+        data["parent_id"] = str(parent_id)
+    headers = {"HX-Request": "true"} if htmx else {}
+    return client.post(f"{page}/comments", data=data, headers=headers, follow_redirects=False)
+
+
+def post_id_from(response) -> int:  # type: ignore[no-untyped-def]
+    import re as _re
+
+    match = _re.search(r"#post-(\d+)", response.headers.get("location", "")) or _re.search(
+        r'id="post-(\d+)"', response.text
+    )
+    assert match, "no post id in the response"
+    return int(match.group(1))

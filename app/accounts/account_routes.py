@@ -31,6 +31,7 @@ NOTICES = {
     "verification-sent": "We have sent a new confirmation link.",
     "session-revoked": "That session is signed out.",
     "others-revoked": "Every other session is signed out.",
+    "discussion": "Your discussion preferences are saved.",
 }
 
 

@@ -23,8 +23,10 @@ from app.db.session import SAFE_METHODS
 CSRF_COOKIE = "prefill_csrf"
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
-# Stateless JSON endpoints that use no cookie authority are exempt.
+# Stateless JSON endpoints that use no cookie authority are exempt, and one-click unsubscribe
+# links, whose signed token is the authority (mail clients POST them without a page).
 EXEMPT_PATHS = frozenset({"/api/v1/sizing"})
+EXEMPT_PREFIXES = ("/unsubscribe/",)
 FAILED = "This form has expired or did not come from a Prefill page. Reload the page and try again."
 
 
@@ -57,7 +59,8 @@ def rotate_csrf(request: Request, response) -> None:  # type: ignore[no-untyped-
 
 async def verify_csrf(request: Request) -> None:
     """Global dependency: reject an unsafe request without a valid token (403)."""
-    if request.method in SAFE_METHODS or request.url.path in EXEMPT_PATHS:
+    path = request.url.path
+    if request.method in SAFE_METHODS or path in EXEMPT_PATHS or path.startswith(EXEMPT_PREFIXES):
         return
     origin = request.headers.get("origin")
     if origin and origin != "null" and urlsplit(origin).netloc != request.url.netloc:

@@ -9,6 +9,10 @@ from app.accounts.access import can_read_answer
 from app.accounts.deps import CurrentViewer
 from app.content.models import Question
 from app.content.schema import LEVEL_LABELS
+from app.db.session import DbSession
+from app.discussion import service as discussion
+from app.discussion.service import REPORT_REASONS
+from app.discussion.threads import build_thread, resolve_subject
 from app.web.caching import conditional
 from app.web.deps import Content, Templates, base_url
 
@@ -77,41 +81,84 @@ def home(
 
 @router.get("/questions/{slug}")
 def question_page(
-    request: Request, slug: str, content: Content, templates: Templates, viewer: CurrentViewer
+    request: Request,
+    slug: str,
+    db: DbSession,
+    content: Content,
+    templates: Templates,
+    viewer: CurrentViewer,
+    sort: str = "top",
+    open: str = "",
 ) -> Response:
     question = content.question_by_slug.get(slug)
     if question is None:
         if slug in content.question_aliases:
-            return RedirectResponse(f"/questions/{content.question_aliases[slug]}", 301)
+            target = f"/questions/{content.question_aliases[slug]}"
+            return RedirectResponse(
+                target + (f"?{request.url.query}" if request.url.query else ""), 301
+            )
         raise HTTPException(404, detail="There is no question at this address.")
-    answer_visible = can_read_answer(viewer, question)
-    values = {
-        "question": question,
-        "answer_visible": answer_visible,
-        "up_next": content.up_next(question),
-        "concept_index": content.concept_by_slug,
-        "discussion_count": 0,
-        "structured_data": structured_data(request, question, answer_visible=answer_visible),
-    }
-    return conditional(
-        request,
-        [content.fingerprint],
-        lambda: templates.page(request, "question.html", values),
-    )
+    readable = can_read_answer(viewer, question)
+    just_opened = readable and open == "answer" and viewer.user is not None
+    if just_opened:
+        # Arriving from "sign up to read the answer": they asked for it, so it opens.
+        with request.app.state.db.writer() as side, side.begin():
+            discussion.record_answer_opened(side, viewer.user, question.slug)
+    thread_subject = resolve_subject(content, "question", question.slug)[0]
+    version = discussion.thread_version(db, thread_subject)
+
+    def render() -> Response:
+        thread = build_thread(
+            db, content, viewer, "question", question.slug, sort=sort, just_opened=just_opened
+        )
+        # Members try first: their answer stays folded until they open it (and that is recorded).
+        answer_shown = readable and thread.answer_opened
+        values = {
+            "question": question,
+            "answer_visible": answer_shown,
+            "answer_readable": readable,
+            "up_next": content.up_next(question),
+            "concept_index": content.concept_by_slug,
+            "thread": thread,
+            "composer": {},
+            "errors": {},
+            "report_reasons": REPORT_REASONS,
+            "structured_data": structured_data(request, question, answer_visible=answer_shown),
+        }
+        return templates.page(request, "question.html", values)
+
+    return conditional(request, [content.fingerprint, version, sort, just_opened], render)
 
 
 @router.get("/concepts/{slug}")
-def concept_page(request: Request, slug: str, content: Content, templates: Templates) -> Response:
+def concept_page(
+    request: Request,
+    slug: str,
+    db: DbSession,
+    content: Content,
+    templates: Templates,
+    viewer: CurrentViewer,
+    sort: str = "top",
+) -> Response:
     concept = content.concept_by_slug.get(slug)
     if concept is None:
         if slug in content.concept_aliases:
             return RedirectResponse(f"/concepts/{content.concept_aliases[slug]}", 301)
         raise HTTPException(404, detail="There is no concept card at this address.")
-    return conditional(
-        request,
-        [content.fingerprint],
-        lambda: templates.page(request, "concept.html", {"concept": concept}),
-    )
+    version = discussion.thread_version(db, resolve_subject(content, "concept", slug)[0])
+
+    def render() -> Response:
+        thread = build_thread(db, content, viewer, "concept", slug, sort=sort)
+        values = {
+            "concept": concept,
+            "thread": thread,
+            "composer": {},
+            "errors": {},
+            "report_reasons": REPORT_REASONS,
+        }
+        return templates.page(request, "concept.html", values)
+
+    return conditional(request, [content.fingerprint, version, sort], render)
 
 
 @router.get("/tracks/{slug}")

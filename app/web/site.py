@@ -35,8 +35,11 @@ def install(app: FastAPI) -> None:
     from app.accounts import routes as account_pages
     from app.accounts.deps import LoginRequired, login_url, viewer_context
     from app.api import content as content_api
+    from app.discussion import moderation_routes, notify
+    from app.discussion import routes as discussion_routes
+    from app.discussion.context import notification_context
 
-    app.state.context_providers.extend([site_context, viewer_context])
+    app.state.context_providers.extend([site_context, viewer_context, notification_context])
     errors.install_error_handlers(app)
 
     @app.exception_handler(LoginRequired)
@@ -54,6 +57,9 @@ def install(app: FastAPI) -> None:
         pages.router,
         account_pages.router,
         account_routes.router,
+        discussion_routes.router,
+        moderation_routes.router,
+        notify.router,
         content_api.router,
     )
     for router in routers:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 import pytest
 from starlette.testclient import TestClient
@@ -24,10 +25,14 @@ def test_signup_signs_in_and_lands_back_with_the_answer_open(
     assert 'class="prose answer-body"' not in before
     assert "more free answers with an account · no card" in before.lower()
 
-    response = signup(client, next_path=f"{question.url}#answer-heading")
+    # Follow the page's own sign-up link: it carries the way back.
+    link = re.search(r'href="/signup\?next=([^"]+)"', before)
+    assert link
+    next_path = unquote(link.group(1))
+    response = signup(client, next_path=next_path)
     assert response.status_code == 303
-    assert response.headers["location"] == f"{question.url}#answer-heading"
-    page = client.get(question.url).text
+    assert response.headers["location"] == next_path
+    page = client.get(next_path).text
     assert 'class="prose answer-body"' in page
 
     token = csrf_token(client, question.url)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint, false, true
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.db.base import Base, TimestampMixin, utcnow
@@ -24,6 +24,10 @@ class User(TimestampMixin, Base):
     email_verified_at: Mapped[datetime | None] = mapped_column(default=None)
     # Where the active-days streak is counted (IANA name); settable on /account.
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    # Discussion preferences and moderation state.
+    spoiler_guard: Mapped[bool] = mapped_column(default=True, server_default=true())
+    notify_replies_by_email: Mapped[bool] = mapped_column(default=False, server_default=false())
+    posting_suspended_until: Mapped[datetime | None] = mapped_column(default=None)
 
     sessions: Mapped[list[UserSession]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True, lazy="raise"
@@ -32,6 +36,11 @@ class User(TimestampMixin, Base):
     @property
     def is_moderator(self) -> bool:
         return self.role in {"moderator", "admin"}
+
+    @property
+    def is_suspended(self) -> bool:
+        until = self.posting_suspended_until
+        return until is not None and until > utcnow()
 
     @property
     def is_admin(self) -> bool:

@@ -1,0 +1,296 @@
+"""Thread pages and post actions. Each works as an HTMX swap and as a plain form post."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts.deps import CurrentUser, CurrentViewer
+from app.db.session import DbSession
+from app.discussion import limits, notify, service
+from app.discussion.render import MAX_LENGTH, render_post
+from app.discussion.service import REPORT_REASONS, DiscussionError
+from app.discussion.threads import build_thread
+from app.web.deps import Content, Templates
+from app.web.errors import error_response
+from app.web.templating import is_htmx
+
+router = APIRouter(include_in_schema=False)
+Text = Annotated[str, Form()]
+KINDS = {"questions": "question", "concepts": "concept"}
+
+
+def _kind(section: str) -> str:
+    if section not in KINDS:
+        raise HTTPException(404)
+    return KINDS[section]
+
+
+def _limited(request: Request, db, user, limit) -> Response | None:  # type: ignore[no-untyped-def]
+    verdict = request.app.state.rate_limiter.hit(db, limit, str(user.id))
+    if verdict.allowed:
+        return None
+    minutes = verdict.retry_after_minutes
+    message = (
+        f"You are posting faster than we allow ({limit.describe()}). "
+        f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
+    )
+    return error_response(request, 429, message, {"retry-after": str(verdict.retry_after)})
+
+
+def _thread_response(
+    request, db, content, templates, viewer, section, slug, *, sort="new", status_code=200
+):  # type: ignore[no-untyped-def]
+    thread = build_thread(db, content, viewer, _kind(section), slug, sort=sort)
+    return templates.page(
+        request,
+        "partials/discussion.html",
+        {"thread": thread, "composer": {}, "errors": {}, "report_reasons": REPORT_REASONS},
+        status_code=status_code,
+    )
+
+
+@router.get("/{section}/{slug}/comments")
+def thread_page(
+    request: Request,
+    section: str,
+    slug: str,
+    db: DbSession,
+    content: Content,
+    templates: Templates,
+    viewer: CurrentViewer,
+    sort: str = "top",
+    after: str | None = None,
+) -> Response:
+    """HTMX: the next page of posts (for "load more" or a sort switch). Plain: a page of its own."""
+    thread = build_thread(db, content, viewer, _kind(section), slug, sort=sort, cursor=after)
+    values = {"thread": thread, "report_reasons": REPORT_REASONS, "composer": {}, "errors": {}}
+    fragment = "partials/thread_posts.html" if after else "partials/thread_list.html"
+    return templates.page(request, "discussion/thread.html", values, fragment=fragment)
+
+
+@router.post("/{section}/{slug}/comments")
+def create(
+    request: Request,
+    section: str,
+    slug: str,
+    db: DbSession,
+    content: Content,
+    templates: Templates,
+    viewer: CurrentViewer,
+    user: CurrentUser,
+    body: Text = "",
+    parent_id: Annotated[int | None, Form()] = None,
+    action: Text = "post",
+) -> Response:
+    thread = build_thread(db, content, viewer, _kind(section), slug)
+    if action == "preview":
+        values = {"thread": thread, "body": body, "preview": render_post(body[:MAX_LENGTH])}
+        return templates.page(request, "discussion/preview.html", values)
+    if (limited := _limited(request, db, user, limits.POSTS_PER_ACCOUNT)) is not None:
+        return limited
+    try:
+        post = service.create_post(db, thread.subject, user, body, parent_id=parent_id)
+    except DiscussionError as error:
+        if not is_htmx(request) or error.status != 422:
+            return error_response(request, error.status, error.message)
+        values = {
+            "thread": thread,
+            "composer": {"body": body, "parent_id": parent_id},
+            "errors": {"body": error.message},
+            "report_reasons": REPORT_REASONS,
+        }
+        return templates.page(request, "partials/discussion.html", values, status_code=422)
+    if parent_id is not None:
+        notify.email_reply_later(request, db, post)
+    if not is_htmx(request):
+        return RedirectResponse(f"{thread.url}?sort=new#post-{post.id}", 303)
+    return _thread_response(request, db, content, templates, viewer, section, slug)
+
+
+@router.post("/comments/preview")
+def preview(user: CurrentUser, body: Text = "") -> HTMLResponse:
+    """The composer's live preview: the same renderer and sanitiser as a real post."""
+    html = (
+        render_post(body[:MAX_LENGTH])
+        if body.strip()
+        else '<p class="muted">Nothing to preview yet.</p>'
+    )
+    return HTMLResponse(f'<div class="prose post-body">{html}</div>')
+
+
+@router.get("/posts/{post_id}/edit")
+def edit_form(
+    request: Request, post_id: int, db: DbSession, templates: Templates, user: CurrentUser
+) -> Response:
+    post = service.get_post(db, post_id) if _exists(db, post_id) else None
+    if post is None or post.author_id != user.id:
+        return error_response(request, 403 if post else 404, "You can only edit your own posts.")
+    return templates.page(
+        request,
+        "discussion/edit.html",
+        {"post": post, "draft": post.body_markdown, "errors": {}},
+        fragment="partials/post_edit_form.html",
+    )
+
+
+def _exists(db, post_id: int) -> bool:  # type: ignore[no-untyped-def]
+    try:
+        service.get_post(db, post_id)
+    except DiscussionError:
+        return False
+    return True
+
+
+@router.post("/posts/{post_id}/edit")
+def edit(
+    request: Request,
+    post_id: int,
+    db: DbSession,
+    content: Content,
+    templates: Templates,
+    viewer: CurrentViewer,
+    user: CurrentUser,
+    body: Text = "",
+) -> Response:
+    if (limited := _limited(request, db, user, limits.POSTS_PER_ACCOUNT)) is not None:
+        return limited
+    try:
+        post = service.edit_post(db, post_id, user, body)
+    except DiscussionError as error:
+        if error.status == 422:
+            values = {
+                "post": service.get_post(db, post_id),
+                "draft": body,
+                "errors": {"body": error.message},
+            }
+            return templates.page(
+                request,
+                "discussion/edit.html",
+                values,
+                fragment="partials/post_edit_form.html",
+                status_code=422,
+            )
+        return error_response(request, error.status, error.message)
+    return _post_response(request, db, content, templates, viewer, post)
+
+
+def _post_response(request, db, content, templates, viewer, post):  # type: ignore[no-untyped-def]
+    kind_section = "questions" if post.subject_type == "question" else "concepts"
+    if not is_htmx(request):
+        return RedirectResponse(f"/{kind_section}/{post.subject_slug}?sort=new#post-{post.id}", 303)
+    thread = build_thread(db, content, viewer, post.subject_type, post.subject_slug)
+    item = service.ThreadPost(post=post, author=viewer.user)
+    return templates.page(
+        request,
+        "partials/post.html",
+        {
+            "item": item,
+            "thread": thread,
+            "report_reasons": REPORT_REASONS,
+            "is_reply": post.parent_id is not None,
+        },
+    )
+
+
+@router.post("/posts/{post_id}/delete")
+def delete(request: Request, post_id: int, db: DbSession, user: CurrentUser) -> Response:
+    try:
+        post = service.get_post(db, post_id)
+        where = ("questions" if post.subject_type == "question" else "concepts", post.subject_slug)
+        service.delete_post(db, post_id, user)
+    except DiscussionError as error:
+        return error_response(request, error.status, error.message)
+    if is_htmx(request):
+        return HTMLResponse(
+            '<p class="post-removed muted" role="status">Your post was deleted.</p>'
+        )
+    return RedirectResponse(f"/{where[0]}/{where[1]}#discussion-heading", 303)
+
+
+@router.post("/posts/{post_id}/vote")
+def vote(
+    request: Request, post_id: int, db: DbSession, templates: Templates, user: CurrentUser
+) -> Response:
+    if (limited := _limited(request, db, user, limits.VOTES_PER_ACCOUNT)) is not None:
+        return limited
+    try:
+        post, voted = service.toggle_vote(db, post_id, user)
+    except DiscussionError as error:
+        return error_response(request, error.status, error.message)
+    if not is_htmx(request):
+        section = "questions" if post.subject_type == "question" else "concepts"
+        return RedirectResponse(f"/{section}/{post.subject_slug}#post-{post.id}", 303)
+    return templates.page(
+        request, "partials/vote_button.html", {"post": post, "voted": voted, "can_vote": True}
+    )
+
+
+@router.post("/posts/{post_id}/report")
+def report(
+    request: Request,
+    post_id: int,
+    db: DbSession,
+    user: CurrentUser,
+    reason: Text = "",
+    note: Text = "",
+) -> Response:
+    try:
+        post = service.get_post(db, post_id)
+        service.report_post(db, post_id, user, reason, note)
+    except DiscussionError as error:
+        return error_response(request, error.status, error.message)
+    if is_htmx(request):
+        return HTMLResponse(
+            '<p class="muted" role="status">Thank you — a moderator will look at it.</p>'
+        )
+    section = "questions" if post.subject_type == "question" else "concepts"
+    return RedirectResponse(f"/{section}/{post.subject_slug}#post-{post.id}", 303)
+
+
+@router.post("/questions/{slug}/reveal")
+def reveal(
+    request: Request, slug: str, db: DbSession, content: Content, user: CurrentUser
+) -> Response:
+    """Open the model answer (recorded once: the practice loop and spoiler guard read it)."""
+    slug = content.question_aliases.get(slug, slug)
+    if slug not in content.question_by_slug:
+        raise HTTPException(404, detail="There is no question at this address.")
+    service.record_answer_opened(db, user, slug)
+    response = RedirectResponse(f"/questions/{slug}#answer-heading", 303)
+    if is_htmx(request):
+        # The whole page changes (answer, spoiler guard, practice panel): let htmx reload it.
+        return Response(
+            status_code=204, headers={"hx-location": f"/questions/{slug}#answer-heading"}
+        )
+    return response
+
+
+@router.get("/notifications")
+def notifications(
+    request: Request, db: DbSession, templates: Templates, user: CurrentUser
+) -> Response:
+    items = service.recent_notifications(db, user)
+    unread = {n.id for n, _, _ in items if n.read_at is None}
+    if unread:
+        service.mark_all_read(db, user)
+    response = templates.page(
+        request, "discussion/notifications.html", {"items": items, "unread": unread}
+    )
+    response.headers["cache-control"] = "private, no-store"
+    return response
+
+
+@router.post("/account/discussion")
+def preferences(
+    db: DbSession,
+    user: CurrentUser,
+    spoiler_guard: Annotated[str | None, Form()] = None,
+    notify_replies_by_email: Annotated[str | None, Form()] = None,
+) -> Response:
+    user.spoiler_guard = spoiler_guard is not None
+    user.notify_replies_by_email = notify_replies_by_email is not None
+    db.flush()
+    return RedirectResponse("/account?notice=discussion", 303)

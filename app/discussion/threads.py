@@ -1,0 +1,81 @@
+"""What the templates need to draw a thread: resolve a subject, decide the spoiler guard."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import HTTPException
+from sqlalchemy.orm import Session
+
+from app.accounts.access import can_read_answer
+from app.accounts.sessions import Viewer
+from app.content.store import ContentStore
+from app.discussion import service
+from app.discussion.service import Subject, ThreadPage
+
+
+@dataclass
+class ThreadView:
+    subject: Subject
+    title: str
+    url: str
+    count: int
+    page: ThreadPage
+    spoiler_guard: bool
+    answer_opened: bool
+    comments_url: str
+
+
+def resolve_subject(content: ContentStore, kind: str, slug: str) -> tuple[Subject, str, str]:
+    """(subject, title, page url) for a question or concept slug (old slugs resolve too)."""
+    if kind == "question":
+        slug = content.question_aliases.get(slug, slug)
+        question = content.question_by_slug.get(slug)
+        if question is None:
+            raise HTTPException(404, detail="There is no question at this address.")
+        aliases = tuple(a for a, s in content.question_aliases.items() if s == slug)
+        return Subject("question", slug, aliases), question.title, question.url
+    slug = content.concept_aliases.get(slug, slug)
+    concept = content.concept_by_slug.get(slug)
+    if concept is None:
+        raise HTTPException(404, detail="There is no concept card at this address.")
+    aliases = tuple(a for a, s in content.concept_aliases.items() if s == slug)
+    return Subject("concept", slug, aliases), concept.title, concept.url
+
+
+def answer_opened(db: Session, content: ContentStore, viewer: Viewer, subject: Subject) -> bool:
+    """Has this reader seen the answer? Members: recorded when they open it. Visitors: they
+    see free answers on the page and never see account-only ones."""
+    if subject.type != "question":
+        return True
+    if viewer.user is not None:
+        return service.has_opened_answer(db, viewer.user, subject.slugs)
+    return can_read_answer(viewer, content.question_by_slug[subject.slug])
+
+
+def build_thread(
+    db: Session,
+    content: ContentStore,
+    viewer: Viewer,
+    kind: str,
+    slug: str,
+    *,
+    sort: str = "top",
+    cursor: str | None = None,
+    just_opened: bool = False,
+) -> ThreadView:
+    """`just_opened`: the answer was recorded as opened by this very request (on another
+    connection, which an SQLite read transaction that began earlier would not see yet)."""
+    subject, title, url = resolve_subject(content, kind, slug)
+    guard_wanted = viewer.user.spoiler_guard if viewer.user is not None else True
+    opened = just_opened or answer_opened(db, content, viewer, subject)
+    return ThreadView(
+        subject=subject,
+        title=title,
+        url=url,
+        count=service.visible_count(db, subject),
+        page=service.list_thread(db, subject, viewer=viewer.user, sort=sort, cursor=cursor),
+        spoiler_guard=guard_wanted and not opened,
+        answer_opened=opened,
+        comments_url=f"{url}/comments",
+    )

@@ -1,0 +1,96 @@
+"""The spoiler guard, answer-opened records, reply notices and e-mail with one-click unsubscribe."""
+
+from __future__ import annotations
+
+import re
+
+from starlette.testclient import TestClient
+
+from app.content.store import ContentStore
+from tests.helpers import csrf_token, post_comment, post_form, post_id_from, signup
+
+
+def test_members_see_approaches_folded_until_they_open_the_answer(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    question = next(q for q in content_store.questions if q.is_free)
+    author = TestClient(client.app)
+    signup(author)
+    post_comment(author, question.url, "The answer is obviously X")
+    signup(client)
+    page = client.get(question.url).text
+    assert 'class="spoiler"' in page and "Reveal the answer" in page
+    assert 'class="prose answer-body"' not in page
+    token = csrf_token(client, question.url)
+    revealed = client.post(
+        f"/questions/{question.slug}/reveal", data={"csrf_token": token}, follow_redirects=False
+    )
+    assert revealed.status_code == 303
+    page = client.get(question.url).text
+    assert 'class="spoiler"' not in page and 'class="prose answer-body"' in page
+
+
+def test_the_guard_can_be_turned_off(client: TestClient, content_store: ContentStore) -> None:
+    question = next(q for q in content_store.questions if q.is_free)
+    author = TestClient(client.app)
+    signup(author)
+    post_comment(author, question.url, "An approach")
+    signup(client)
+    assert post_form(client, "/account/discussion", {}).status_code == 303  # both boxes unticked
+    assert 'class="spoiler"' not in client.get(question.url).text
+
+
+def test_visitors_are_guarded_only_where_they_cannot_read_the_answer(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    author = TestClient(client.app)
+    signup(author)
+    free = next(q for q in content_store.questions if q.is_free)
+    locked = next(q for q in content_store.questions if not q.is_free)
+    for question in (free, locked):
+        post_comment(author, question.url, "My approach")
+    assert 'class="spoiler"' not in client.get(free.url).text
+    assert 'class="spoiler"' in client.get(locked.url).text
+
+
+def test_replies_notify_and_can_email_with_one_click_unsubscribe(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    question = next(q for q in content_store.questions if q.is_free)
+    signup(client, name="Original")
+    post_form(
+        client, "/account/discussion", {"spoiler_guard": "on", "notify_replies_by_email": "on"}
+    )
+    parent = post_id_from(post_comment(client, question.url, "Parent post"))
+    replier = TestClient(client.app)
+    signup(replier, name="Replier")
+    sent_before = len(client.app.state.mailer.sent)
+    post_comment(replier, question.url, "A thoughtful reply", parent_id=parent)
+
+    header = client.get("/").text
+    assert re.search(r'class="notify-dot"[^>]*>1<', header)
+    listing = client.get("/notifications").text
+    assert "Replier" in listing and "A thoughtful reply" in listing
+    assert 'class="notify-dot"' not in client.get("/").text  # read now
+
+    mail = client.app.state.mailer.sent[sent_before]
+    assert "Replier replied" in mail.subject
+    headers = dict(mail.headers)
+    assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    link = re.search(r"http://testserver(/unsubscribe/\S+)", mail.text).group(1)  # type: ignore[union-attr]
+    # One click from a mail client: no cookies, no CSRF token.
+    done = TestClient(client.app).post(link, data={"List-Unsubscribe": "One-Click"})
+    assert done.status_code == 200 and "unsubscribed" in done.text
+    post_comment(replier, question.url, "Another reply", parent_id=parent)
+    assert len(client.app.state.mailer.sent) == sent_before + 1
+    assert TestClient(client.app).post("/unsubscribe/forged-token").status_code == 404
+
+
+def test_no_notice_for_replying_to_yourself(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    question = next(q for q in content_store.questions if q.is_free)
+    signup(client)
+    parent = post_id_from(post_comment(client, question.url, "Parent"))
+    post_comment(client, question.url, "Self reply", parent_id=parent)
+    assert 'class="notify-dot"' not in client.get("/").text
