@@ -94,7 +94,7 @@ def _concept_summary(concept: Concept) -> dict[str, object]:
     return {
         "slug": concept.slug,
         "title": concept.title,
-        "summary": concept.meta.summary,
+        "summary": concept.summary_text,
         "track": {"slug": concept.track.slug, "title": concept.track.title},
         "level": concept.meta.level,
         "updated": concept.meta.updated,

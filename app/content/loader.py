@@ -234,6 +234,7 @@ def _load_concept(
         track=track,
         meta=meta,
         summary_html=summary_html,
+        summary_text=html_to_text(summary_html),
         body_html=body_html,
         sources_html=renderer.render(path, named["Sources"].source, collector, "Sources"),
         body_text=html_to_text(body_html),

@@ -82,6 +82,7 @@ class Question(_Page):
 class Concept(_Page):
     meta: ConceptMeta
     summary_html: str
+    summary_text: str
     body_html: str
     sources_html: str
     body_text: str

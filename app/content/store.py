@@ -60,7 +60,7 @@ class ContentStore:
             track.concepts = [c for c in self.concepts if c.track is track]
         index = TextIndex(
             {f"q:{q.slug}": f"{q.title} {q.lede_text} {q.answer_text}" for q in self.questions}
-            | {f"c:{c.slug}": f"{c.title} {c.meta.summary} {c.body_text}" for c in self.concepts}
+            | {f"c:{c.slug}": f"{c.title} {c.summary_text} {c.body_text}" for c in self.concepts}
         )
         for question in self.questions:
             self._rank_question_concepts(question, index)
