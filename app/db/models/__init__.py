@@ -10,16 +10,23 @@ from app.db.models.discussion import (
     Report,
     Vote,
 )
+from app.db.models.practice import ActiveDay, Attempt, Bookmark, Note, ReviewCard, ReviewLog
 
 __all__ = [
+    "ActiveDay",
     "AnswerView",
+    "Attempt",
     "Base",
+    "Bookmark",
     "EmailToken",
     "ModerationAction",
+    "Note",
     "Notification",
     "Post",
     "RateLimitHit",
     "Report",
+    "ReviewCard",
+    "ReviewLog",
     "User",
     "UserSession",
     "Vote",

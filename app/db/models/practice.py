@@ -1,0 +1,98 @@
+"""Practice: attempts and self-scores, the review schedule, bookmarks, notes and active days.
+
+Questions are referenced by slug (content lives in files); a renamed question keeps its old
+slug as an alias, and reads resolve both, so progress survives a rename.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db.base import Base, utcnow
+
+
+class Attempt(Base):
+    """One try at a question: the text written before revealing, then the self-score."""
+
+    __tablename__ = "attempts"
+    __table_args__ = (Index("ix_attempts_user_question", "user_id", "question_slug", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    question_slug: Mapped[str] = mapped_column(String(80))
+    body: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    scored_at: Mapped[datetime | None] = mapped_column(default=None)
+    band: Mapped[int | None] = mapped_column(default=None)  # 1..4, the rubric's bands
+    # Rubric item ids ticked as covered, and the ids the rubric had when scored (so "missed"
+    # stays meaningful if the rubric changes later).
+    covered_items: Mapped[list[str]] = mapped_column(JSON, default=list)
+    rubric_items: Mapped[list[str]] = mapped_column(JSON, default=list)
+
+
+class ReviewCard(Base):
+    """The spaced-repetition state of one question for one member (an fsrs Card, as JSON)."""
+
+    __tablename__ = "review_cards"
+    __table_args__ = (
+        UniqueConstraint("user_id", "question_slug"),
+        Index("ix_review_cards_due", "user_id", "due"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    question_slug: Mapped[str] = mapped_column(String(80))
+    card: Mapped[dict[str, object]] = mapped_column(JSON)
+    due: Mapped[datetime]
+    last_review: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class ReviewLog(Base):
+    __tablename__ = "review_logs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    question_slug: Mapped[str] = mapped_column(String(80))
+    rating: Mapped[int]  # fsrs Rating: 1 Again, 2 Hard, 3 Good, 4 Easy
+    reviewed_at: Mapped[datetime] = mapped_column(default=utcnow)
+    attempt_id: Mapped[int | None] = mapped_column(
+        ForeignKey("attempts.id", ondelete="SET NULL"), default=None
+    )
+
+
+class Bookmark(Base):
+    __tablename__ = "bookmarks"
+    __table_args__ = (UniqueConstraint("user_id", "question_slug"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    question_slug: Mapped[str] = mapped_column(String(80))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Note(Base):
+    """A member's private note on a question."""
+
+    __tablename__ = "notes"
+    __table_args__ = (UniqueConstraint("user_id", "question_slug"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    question_slug: Mapped[str] = mapped_column(String(80))
+    body: Mapped[str] = mapped_column(Text, default="")
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ActiveDay(Base):
+    """A calendar day (in the member's time zone at the time) on which they practised."""
+
+    __tablename__ = "active_days"
+    __table_args__ = (UniqueConstraint("user_id", "day"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    day: Mapped[date]

@@ -1,0 +1,272 @@
+"""Practice rules: drafts, self-scores, the review schedule, bookmarks, notes and active days.
+
+Plain functions over a Session; they flush, never commit. Slugs are resolved through the content's
+aliases by the caller (a Subject-like tuple of slugs), so progress survives a rename.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from fsrs import Card, Rating, Scheduler
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from app.db.base import utcnow
+from app.db.models.accounts import User
+from app.db.models.practice import ActiveDay, Attempt, Bookmark, Note, ReviewCard, ReviewLog
+
+ATTEMPT_MAX = 20_000
+NOTE_MAX = 5_000
+BAND_TO_RATING = {1: Rating.Again, 2: Rating.Hard, 3: Rating.Good, 4: Rating.Easy}
+# Interview questions are reviewed over days, not minutes: no same-day learning steps, and no
+# fuzzing, so "next review in N days" is the same number the member is shown.
+SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+
+
+class PracticeError(Exception):
+    def __init__(self, message: str, *, status: int = 422, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.field = field
+
+
+def local_today(user: User, now: datetime | None = None) -> datetime:
+    zone = ZoneInfo(user.timezone or "UTC")
+    return (now or utcnow()).astimezone(zone)
+
+
+def record_active_day(db: Session, user: User, now: datetime | None = None) -> None:
+    """Mark today (in the member's time zone, as it is now) as a day they practised."""
+    day = local_today(user, now).date()
+    dialect = db.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    db.execute(
+        insert(ActiveDay)
+        .values(user_id=user.id, day=day)
+        .on_conflict_do_nothing(index_elements=["user_id", "day"])
+    )
+
+
+# --- attempts ---------------------------------------------------------------------------------
+
+
+def attempts(db: Session, user: User, slugs: tuple[str, ...]) -> list[Attempt]:
+    """Every attempt at one question, newest first."""
+    return list(
+        db.scalars(
+            select(Attempt)
+            .where(Attempt.user_id == user.id, Attempt.question_slug.in_(slugs))
+            .order_by(Attempt.id.desc())
+        )
+    )
+
+
+def open_draft(db: Session, user: User, slugs: tuple[str, ...]) -> Attempt | None:
+    """The attempt being written: the newest one, if it is not scored yet."""
+    latest = db.scalar(
+        select(Attempt)
+        .where(Attempt.user_id == user.id, Attempt.question_slug.in_(slugs))
+        .order_by(Attempt.id.desc())
+        .limit(1)
+    )
+    return latest if latest is not None and latest.scored_at is None else None
+
+
+def save_draft(db: Session, user: User, slugs: tuple[str, ...], body: str) -> Attempt:
+    """Autosave: update the open draft, or start one. Private to the member."""
+    body = (body or "").replace("\r\n", "\n")
+    if len(body) > ATTEMPT_MAX:
+        raise PracticeError(
+            f"Attempts are limited to {ATTEMPT_MAX:,} characters; this one has {len(body):,}.",
+            field="body",
+        )
+    draft = open_draft(db, user, slugs)
+    now = utcnow()
+    if draft is None:
+        if not body.strip():
+            raise PracticeError("Write something first.", field="body")
+        draft = Attempt(user_id=user.id, question_slug=slugs[0], body=body, created_at=now)
+        db.add(draft)
+    elif draft.body != body:
+        draft.body = body
+    draft.updated_at = now
+    db.flush()
+    if body.strip():
+        record_active_day(db, user, now)
+    return draft
+
+
+def score(
+    db: Session,
+    user: User,
+    slugs: tuple[str, ...],
+    *,
+    rubric_ids: list[str],
+    covered: list[str],
+    band: int | None,
+) -> Attempt:
+    """Score the open draft against the rubric and schedule the next review."""
+    draft = open_draft(db, user, slugs)
+    if draft is None:
+        raise PracticeError("There is no attempt to score yet: write one first.", field="body")
+    if band not in BAND_TO_RATING:
+        raise PracticeError("Choose the band (1 to 4) that describes your attempt.", field="band")
+    unknown = sorted(set(covered) - set(rubric_ids))
+    if unknown:
+        raise PracticeError(f"Unknown rubric items: {', '.join(unknown)}.", field="covered")
+    now = utcnow()
+    draft.band = band
+    draft.covered_items = [item for item in rubric_ids if item in covered]
+    draft.rubric_items = list(rubric_ids)
+    draft.scored_at = now
+    db.flush()
+    schedule(db, user, slugs, band, now, attempt_id=draft.id)
+    record_active_day(db, user, now)
+    return draft
+
+
+# --- the review schedule (fsrs) ---------------------------------------------------------------
+
+
+def review_card(db: Session, user: User, slugs: tuple[str, ...]) -> ReviewCard | None:
+    return db.scalar(
+        select(ReviewCard).where(ReviewCard.user_id == user.id, ReviewCard.question_slug.in_(slugs))
+    )
+
+
+def schedule(
+    db: Session,
+    user: User,
+    slugs: tuple[str, ...],
+    band: int,
+    now: datetime,
+    *,
+    attempt_id: int | None = None,
+) -> ReviewCard:
+    """Feed a self-score to the fsrs scheduler; returns the updated card (with its due date)."""
+    row = review_card(db, user, slugs)
+    card = Card.from_dict(row.card) if row is not None else Card()  # type: ignore[arg-type]
+    card, _log = SCHEDULER.review_card(card, BAND_TO_RATING[band], review_datetime=now)
+    if row is None:
+        row = ReviewCard(user_id=user.id, question_slug=slugs[0], card={}, due=card.due)
+        db.add(row)
+    row.card = card.to_dict()
+    row.due = card.due
+    row.last_review = now
+    db.add(
+        ReviewLog(
+            user_id=user.id,
+            question_slug=slugs[0],
+            rating=band,
+            reviewed_at=now,
+            attempt_id=attempt_id,
+        )
+    )
+    db.flush()
+    return row
+
+
+def review_without_attempt(
+    db: Session, user: User, slugs: tuple[str, ...], band: int
+) -> ReviewCard:
+    """A quick review from /me/review: the member rates how well they could answer today."""
+    if band not in BAND_TO_RATING:
+        raise PracticeError("Choose a band from 1 to 4.", field="band")
+    if review_card(db, user, slugs) is None:
+        raise PracticeError(
+            "That question is not in your reviews yet: score an attempt first.", status=404
+        )
+    now = utcnow()
+    row = schedule(db, user, slugs, band, now)
+    record_active_day(db, user, now)
+    return row
+
+
+def due_cards(db: Session, user: User, now: datetime | None = None) -> list[ReviewCard]:
+    """Reviews due by the end of the member's today."""
+    local = local_today(user, now)
+    end_of_day = local.replace(hour=23, minute=59, second=59, microsecond=0).astimezone(UTC)
+    return list(
+        db.scalars(
+            select(ReviewCard)
+            .where(ReviewCard.user_id == user.id, ReviewCard.due <= end_of_day)
+            .order_by(ReviewCard.due)
+        )
+    )
+
+
+def all_cards(db: Session, user: User) -> list[ReviewCard]:
+    return list(db.scalars(select(ReviewCard).where(ReviewCard.user_id == user.id)))
+
+
+# --- bookmarks and notes ----------------------------------------------------------------------
+
+
+def is_bookmarked(db: Session, user: User, slugs: tuple[str, ...]) -> bool:
+    return (
+        db.scalar(
+            select(Bookmark.id).where(
+                Bookmark.user_id == user.id, Bookmark.question_slug.in_(slugs)
+            )
+        )
+        is not None
+    )
+
+
+def toggle_bookmark(db: Session, user: User, slugs: tuple[str, ...]) -> bool:
+    existing = db.scalars(
+        select(Bookmark).where(Bookmark.user_id == user.id, Bookmark.question_slug.in_(slugs))
+    ).all()
+    if existing:
+        for bookmark in existing:
+            db.delete(bookmark)
+        db.flush()
+        return False
+    dialect = db.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    db.execute(
+        insert(Bookmark)
+        .values(user_id=user.id, question_slug=slugs[0], created_at=utcnow())
+        .on_conflict_do_nothing(index_elements=["user_id", "question_slug"])
+    )
+    return True
+
+
+def bookmarks(db: Session, user: User) -> list[Bookmark]:
+    return list(
+        db.scalars(select(Bookmark).where(Bookmark.user_id == user.id).order_by(Bookmark.id.desc()))
+    )
+
+
+def note(db: Session, user: User, slugs: tuple[str, ...]) -> Note | None:
+    return db.scalar(select(Note).where(Note.user_id == user.id, Note.question_slug.in_(slugs)))
+
+
+def save_note(db: Session, user: User, slugs: tuple[str, ...], body: str) -> Note | None:
+    body = (body or "").replace("\r\n", "\n").strip()
+    if len(body) > NOTE_MAX:
+        raise PracticeError(f"Notes are limited to {NOTE_MAX:,} characters.", field="note")
+    existing = note(db, user, slugs)
+    if not body:
+        if existing is not None:
+            db.delete(existing)
+            db.flush()
+        return None
+    if existing is None:
+        existing = Note(user_id=user.id, question_slug=slugs[0], body=body)
+        db.add(existing)
+    else:
+        existing.body = body
+        existing.updated_at = utcnow()
+    db.flush()
+    return existing
+
+
+def notes(db: Session, user: User) -> list[Note]:
+    return list(
+        db.scalars(select(Note).where(Note.user_id == user.id).order_by(Note.updated_at.desc()))
+    )
