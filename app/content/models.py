@@ -9,7 +9,7 @@ from pathlib import Path
 from app.content.schema import LEVEL_LABELS, ConceptMeta, QuestionMeta, Rubric, TrackMeta
 
 
-@dataclass
+@dataclass(repr=False)
 class Track:
     meta: TrackMeta
     position: int
@@ -28,11 +28,17 @@ class Track:
     def url(self) -> str:
         return f"/tracks/{self.slug}"
 
+    def __repr__(self) -> str:  # the graph is cyclic and large: keep reprs to one line
+        return f"Track({self.slug!r})"
 
-@dataclass
+
+@dataclass(repr=False)
 class _Page:
     path: Path
     track: Track
+
+    def __repr__(self) -> str:  # the graph is cyclic and large: keep reprs to one line
+        return f"{type(self).__name__}({self.slug!r})"  # type: ignore[attr-defined]
 
     @property
     def level_label(self) -> str:
@@ -44,7 +50,7 @@ class _Page:
         return updated.strftime("%B %Y")
 
 
-@dataclass
+@dataclass(repr=False)
 class Question(_Page):
     meta: QuestionMeta
     lede_html: str
@@ -78,7 +84,7 @@ class Question(_Page):
         return self.meta.rubric
 
 
-@dataclass
+@dataclass(repr=False)
 class Concept(_Page):
     meta: ConceptMeta
     summary_html: str

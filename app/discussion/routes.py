@@ -250,24 +250,6 @@ def report(
     return RedirectResponse(f"/{section}/{post.subject_slug}#post-{post.id}", 303)
 
 
-@router.post("/questions/{slug}/reveal")
-def reveal(
-    request: Request, slug: str, db: DbSession, content: Content, user: CurrentUser
-) -> Response:
-    """Open the model answer (recorded once: the practice loop and spoiler guard read it)."""
-    slug = content.question_aliases.get(slug, slug)
-    if slug not in content.question_by_slug:
-        raise HTTPException(404, detail="There is no question at this address.")
-    service.record_answer_opened(db, user, slug)
-    response = RedirectResponse(f"/questions/{slug}#answer-heading", 303)
-    if is_htmx(request):
-        # The whole page changes (answer, spoiler guard, practice panel): let htmx reload it.
-        return Response(
-            status_code=204, headers={"hx-location": f"/questions/{slug}#answer-heading"}
-        )
-    return response
-
-
 @router.get("/notifications")
 def notifications(
     request: Request, db: DbSession, templates: Templates, user: CurrentUser

@@ -7,6 +7,7 @@ progress can never pass 100% however the content changes.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -190,7 +191,7 @@ def compute_streak(days: list[date], today: date) -> Streak:
     if not days:
         return Streak(current=0, longest=0, active_today=False)
     longest = run = 1
-    for previous, current in zip(days, days[1:], strict=False):
+    for previous, current in itertools.pairwise(days):
         run = run + 1 if current - previous == timedelta(days=1) else 1
         longest = max(longest, run)
     active_today = days[-1] == today

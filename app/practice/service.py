@@ -91,6 +91,13 @@ def save_draft(db: Session, user: User, slugs: tuple[str, ...], body: str) -> At
             raise PracticeError("Write something first.", field="body")
         draft = Attempt(user_id=user.id, question_slug=slugs[0], body=body, created_at=now)
         db.add(draft)
+    elif draft.revealed_at is not None and draft.body.strip() and body != draft.body:
+        raise PracticeError(
+            "You have already revealed the answer for this attempt, so it is locked: score it, "
+            "or start a new attempt.",
+            status=409,
+            field="body",
+        )
     elif draft.body != body:
         draft.body = body
     draft.updated_at = now
@@ -98,6 +105,27 @@ def save_draft(db: Session, user: User, slugs: tuple[str, ...], body: str) -> At
     if body.strip():
         record_active_day(db, user, now)
     return draft
+
+
+def start_new(db: Session, user: User, slugs: tuple[str, ...]) -> None:
+    """ "Try again": the next autosave starts a fresh attempt, and the answer folds until then."""
+    draft = open_draft(db, user, slugs)
+    if draft is not None and not draft.body.strip():
+        return
+    if draft is not None:
+        raise PracticeError("Score or finish your current attempt first.", status=409)
+    db.add(Attempt(user_id=user.id, question_slug=slugs[0], body=""))
+    db.flush()
+
+
+def reveal(db: Session, user: User, slugs: tuple[str, ...], body: str | None = None) -> None:
+    """Open the model answer for the attempt in progress (saving what was written first)."""
+    if body is not None and body.strip():
+        save_draft(db, user, slugs, body)
+    draft = open_draft(db, user, slugs)
+    if draft is not None and draft.revealed_at is None:
+        draft.revealed_at = utcnow()
+        db.flush()
 
 
 def score(
@@ -111,7 +139,7 @@ def score(
 ) -> Attempt:
     """Score the open draft against the rubric and schedule the next review."""
     draft = open_draft(db, user, slugs)
-    if draft is None:
+    if draft is None or not draft.body.strip():
         raise PracticeError("There is no attempt to score yet: write one first.", field="body")
     if band not in BAND_TO_RATING:
         raise PracticeError("Choose the band (1 to 4) that describes your attempt.", field="band")

@@ -41,6 +41,7 @@ def upgrade() -> None:
         sa.Column("body", sa.Text(), nullable=False),
         sa.Column("created_at", app.db.base.UTCDateTime(timezone=True), nullable=False),
         sa.Column("updated_at", app.db.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("revealed_at", app.db.base.UTCDateTime(timezone=True), nullable=True),
         sa.Column("scored_at", app.db.base.UTCDateTime(timezone=True), nullable=True),
         sa.Column("band", sa.Integer(), nullable=True),
         sa.Column("covered_items", sa.JSON(), nullable=False),

@@ -26,6 +26,8 @@ class Attempt(Base):
     body: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # When the model answer was revealed during this attempt (it stays folded until then).
+    revealed_at: Mapped[datetime | None] = mapped_column(default=None)
     scored_at: Mapped[datetime | None] = mapped_column(default=None)
     band: Mapped[int | None] = mapped_column(default=None)  # 1..4, the rubric's bands
     # Rubric item ids ticked as covered, and the ids the rubric had when scored (so "missed"

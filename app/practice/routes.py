@@ -1,0 +1,172 @@
+"""Practice on a question page: autosaved attempts, reveal, self-score, bookmark and notes."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts.deps import CurrentUser, CurrentViewer
+from app.content.models import Question
+from app.content.store import ContentStore
+from app.db.session import DbSession
+from app.discussion import service as discussion
+from app.practice import service
+from app.practice.service import PracticeError
+from app.web.deps import Content, Templates
+from app.web.errors import error_response
+from app.web.templating import is_htmx
+
+router = APIRouter(include_in_schema=False)
+Text = Annotated[str, Form()]
+
+
+def resolve(content: ContentStore, slug: str) -> tuple[Question, tuple[str, ...]]:
+    slug = content.question_aliases.get(slug, slug)
+    question = content.question_by_slug.get(slug)
+    if question is None:
+        raise HTTPException(404, detail="There is no question at this address.")
+    aliases = tuple(a for a, s in content.question_aliases.items() if s == slug)
+    return question, (slug, *aliases)
+
+
+def back_to(question: Question, anchor: str = "practice") -> RedirectResponse:
+    return RedirectResponse(f"{question.url}#{anchor}", 303)
+
+
+def _failed(request: Request, error: PracticeError) -> Response:
+    return error_response(request, error.status, error.message)
+
+
+@router.post("/questions/{slug}/attempt")
+def autosave(
+    request: Request,
+    slug: str,
+    db: DbSession,
+    content: Content,
+    viewer: CurrentViewer,
+    body: Text = "",
+) -> Response:
+    """Saves as the member types. A signed-out request (an expired session) answers 401 with a
+    note; the text stays in the browser (localStorage) until they sign in again."""
+    question, slugs = resolve(content, slug)
+    if viewer.user is None:
+        message = (
+            "Not saved: you are signed out. Your text is kept in this browser; sign in to save it."
+        )
+        if is_htmx(request):
+            return HTMLResponse(f'<span class="save-status warn">{message}</span>', status_code=401)
+        return RedirectResponse(f"/login?next={question.url}%23practice", 303)
+    try:
+        attempt = service.save_draft(db, viewer.user, slugs, body)
+    except PracticeError as error:
+        if is_htmx(request):
+            return HTMLResponse(
+                f'<span class="save-status warn">{error.message}</span>', status_code=error.status
+            )
+        return _failed(request, error)
+    if is_htmx(request):
+        stamp = attempt.updated_at.strftime("%H:%M:%S UTC")
+        return HTMLResponse(f'<span class="save-status">Saved · {stamp}</span>')
+    return back_to(question)
+
+
+@router.post("/questions/{slug}/reveal")
+def reveal(
+    request: Request,
+    slug: str,
+    db: DbSession,
+    content: Content,
+    user: CurrentUser,
+    body: Annotated[str | None, Form()] = None,
+) -> Response:
+    """Open the model answer: saves the attempt first, and records the first opening (the
+    discussion's spoiler guard reads it)."""
+    question, slugs = resolve(content, slug)
+    try:
+        service.reveal(db, user, slugs, body)
+    except PracticeError as error:
+        return _failed(request, error)
+    discussion.record_answer_opened(db, user, question.slug)
+    if is_htmx(request):
+        # The answer, the scoring panel and the discussion all change: reload the page.
+        return Response(status_code=204, headers={"hx-location": f"{question.url}#answer-heading"})
+    return back_to(question, "answer-heading")
+
+
+@router.post("/questions/{slug}/attempt/new")
+def try_again(
+    request: Request, slug: str, db: DbSession, content: Content, user: CurrentUser
+) -> Response:
+    question, slugs = resolve(content, slug)
+    try:
+        service.start_new(db, user, slugs)
+    except PracticeError as error:
+        return _failed(request, error)
+    if is_htmx(request):
+        return Response(status_code=204, headers={"hx-location": f"{question.url}#practice"})
+    return back_to(question)
+
+
+@router.post("/questions/{slug}/score")
+async def score(
+    request: Request, slug: str, db: DbSession, content: Content, user: CurrentUser
+) -> Response:
+    question, slugs = resolve(content, slug)
+    form = await request.form()
+    covered = [str(value) for value in form.getlist("covered")]
+    raw_band = str(form.get("band") or "")
+    band = int(raw_band) if raw_band.isdigit() else None
+    try:
+        service.score(
+            db,
+            user,
+            slugs,
+            rubric_ids=[item.id for item in question.rubric.items],
+            covered=covered,
+            band=band,
+        )
+    except PracticeError as error:
+        return _failed(request, error)
+    if is_htmx(request):
+        return Response(status_code=204, headers={"hx-location": f"{question.url}#practice"})
+    return back_to(question)
+
+
+@router.post("/questions/{slug}/bookmark")
+def bookmark(
+    request: Request,
+    slug: str,
+    db: DbSession,
+    content: Content,
+    templates: Templates,
+    user: CurrentUser,
+) -> Response:
+    question, slugs = resolve(content, slug)
+    marked = service.toggle_bookmark(db, user, slugs)
+    if is_htmx(request):
+        return templates.page(
+            request, "partials/bookmark_button.html", {"question": question, "bookmarked": marked}
+        )
+    return RedirectResponse(question.url, 303)
+
+
+@router.post("/questions/{slug}/note")
+def note(
+    request: Request, slug: str, db: DbSession, content: Content, user: CurrentUser, note: Text = ""
+) -> Response:
+    question, slugs = resolve(content, slug)
+    try:
+        saved = service.save_note(db, user, slugs, note)
+    except PracticeError as error:
+        if is_htmx(request):
+            return HTMLResponse(
+                f'<span class="save-status warn">{error.message}</span>', status_code=422
+            )
+        return _failed(request, error)
+    if is_htmx(request):
+        return HTMLResponse(
+            f'<span class="save-status">{"Note saved" if saved else "Note cleared"}</span>'
+        )
+    return back_to(question, "notes")
