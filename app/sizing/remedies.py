@@ -13,7 +13,7 @@ from typing import Any
 from .capacity import legal_tp_degrees
 from .errors import SizingError
 from .gpus import GPUS, get_gpu
-from .request import SizingRequest
+from .request import MAX_GPUS, SizingRequest
 from .result import SizingResult
 from .sizer import size
 from .spec import ModelSpec
@@ -124,15 +124,16 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
                 replace(req, tp=wider[0]),
             )
         )
-    options.append(
-        (
-            "more_gpus",
-            f"Double the GPUs to {req.gpus * 2}",
-            4,
-            "More replicas of the same tp: concurrency scales, the longest context does not.",
-            replace(req, gpus=req.gpus * 2, tp=tp),
+    if req.gpus * 2 <= MAX_GPUS:  # past the cap the doubled request would not validate
+        options.append(
+            (
+                "more_gpus",
+                f"Double the GPUs to {req.gpus * 2}",
+                4,
+                "More replicas of the same tp: concurrency scales, the longest context does not.",
+                replace(req, gpus=req.gpus * 2, tp=tp),
+            )
         )
-    )
     bigger = _bigger_gpu(req.gpu)
     if bigger:
         options.append(
@@ -173,13 +174,17 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
     return out
 
 
+# "Bigger" means worth a move: an H100 SXM (81,559 MiB) is not helped by an A100 80GB (81,920 MiB).
+MIN_GPU_GAIN = 1.1
+
+
 def _bigger_gpu(gpu_id: str) -> str | None:
     current = get_gpu(gpu_id)
     larger = sorted(
         (
             g
             for g in GPUS.values()
-            if g.vendor == current.vendor and g.memory_bytes > current.memory_bytes
+            if g.vendor == current.vendor and g.memory_bytes >= current.memory_bytes * MIN_GPU_GAIN
         ),
         key=lambda g: g.memory_bytes,
     )

@@ -106,6 +106,22 @@ def test_remedies_are_ranked_and_computed():
     assert by_id["fp8_kv"].to_dict()["request"]["kv_dtype"] == "fp8"
 
 
+def test_bigger_gpu_is_meaningfully_bigger():
+    # The A100 80GB reports 0.4% more memory than an H100 SXM: not a remedy worth naming.
+    spec = load_preset("llama-3.1-70b")
+    req = SizingRequest(gpu="H100-SXM", gpus=4, context=32_768, concurrency=64)
+    by_id = {f.id: f for f in remedies(spec, req)}
+    assert by_id["bigger_gpu"].request.gpu == "H100-NVL"
+    assert by_id["bigger_gpu"].ratio["max_concurrency"] > 1.3
+
+
+def test_remedies_at_the_gpu_cap_do_not_raise():
+    # Doubling 4,096 GPUs would be an invalid request; that remedy is left out, not raised.
+    spec = load_preset("llama-3.1-8b")
+    ids = [f.id for f in remedies(spec, SizingRequest(gpus=4096, tp=8, concurrency=10))]
+    assert "more_gpus" not in ids and "fp8_kv" in ids
+
+
 def test_remedies_skip_what_is_already_applied():
     spec = load_preset("llama-3.1-8b")
     req = SizingRequest(gpu="B300", kv_dtype="fp8", context=131_072, concurrency=500)

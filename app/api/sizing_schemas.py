@@ -1,0 +1,237 @@
+"""Pydantic models of the sizing API: the request body and the documented shape of its answers.
+
+Every size is an integer number of bytes and every length a number of tokens; the descriptions
+say so, because the OpenAPI document is the API's reference. The response models document
+`SizingResult.to_dict()`; the endpoint returns that dict itself, and a test checks the two agree.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.sizing import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES
+from app.sizing.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
+
+MAX_CONFIG_BYTES = 256 * 1024
+
+KvDtype = Literal["bf16", "fp16", "fp8"]
+WeightDtype = Literal["bf16", "fp16", "fp8", "int8", "int4"]
+StrictInt = Annotated[int, Field(strict=True)]
+
+
+class SizingRequestBody(BaseModel):
+    """Inputs of one sizing. Give exactly one of `model` and `config`."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    model: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        description="A preset id from GET /api/v1/models (case-insensitive), e.g. `llama-3.1-70b`. "
+        "Exactly one of `model` and `config`.",
+        examples=["llama-3.1-70b"],
+    )
+    config: dict[str, Any] | None = Field(
+        None,
+        description="A Hugging Face config.json as a JSON object (multimodal wrappers with a "
+        f"`text_config` are fine). At most {MAX_CONFIG_BYTES // 1024} KiB. Exactly one of "
+        "`model` and `config`.",
+    )
+    gpu: str = Field(
+        "H100-SXM",
+        min_length=1,
+        max_length=40,
+        description="GPU id from GET /api/v1/gpus (case-insensitive).",
+        examples=["H200"],
+    )
+    gpus: StrictInt = Field(1, ge=1, le=MAX_GPUS, description="Total number of GPUs.")
+    tp: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_GPUS,
+        description="Tensor-parallel degree of one replica (GPUs per engine instance); at most "
+        "`gpus`. Null: all GPUs form one replica. Replicas = gpus // tp.",
+    )
+    context: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONTEXT,
+        description="Context length per sequence, in tokens (prompt + output; vLLM's "
+        "--max-model-len). Null: the model's max_position_embeddings.",
+    )
+    concurrency: StrictInt = Field(
+        1,
+        ge=1,
+        le=MAX_CONCURRENCY,
+        description="Concurrent sequences the deployment must hold at `context` tokens each.",
+    )
+    kv_dtype: KvDtype = Field(
+        "bf16",
+        description="KV cache dtype. fp8 = one byte per element with per-tensor scales; on MLA "
+        "models FlashMLA's fp8_ds_mla layout (656 bytes per token per layer).",
+    )
+    weight_dtype: WeightDtype = Field(
+        "bf16",
+        description="Weight dtype. fp8/int8: 1 byte per parameter; int4: 33/64 byte per "
+        "parameter (0.5 + one fp16 scale per 128); embedding and untied head stay bf16.",
+    )
+    gpu_util: float = Field(
+        DEFAULT_GPU_UTIL,
+        gt=0,
+        le=1,
+        allow_inf_nan=False,
+        description="Fraction of each GPU's reported memory the engine may use (vLLM's "
+        f"--gpu-memory-utilization; default {DEFAULT_GPU_UTIL}).",
+    )
+    reserve_bytes: StrictInt | None = Field(
+        None,
+        ge=0,
+        le=MAX_BYTES,
+        description="Bytes per GPU kept for activations, CUDA graphs and runtime, outside "
+        f"weights and KV. Null: {DEFAULT_RESERVE_BYTES:,} bytes (5 GiB).",
+    )
+    kv_budget_bytes: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_BYTES,
+        description="An explicit KV cache budget per GPU, in bytes (vLLM's "
+        "--kv-cache-memory-bytes); replaces gpu_util and reserve_bytes.",
+    )
+    include_remedies: bool = Field(
+        False,
+        description="Also return `remedies`: ranked what-ifs (shorter context, fp8 KV, "
+        "quantised weights, more TP, more or bigger GPUs) with the capacity each buys.",
+    )
+
+
+class LayerGroup(BaseModel):
+    kind: str = Field(
+        description="full_attention, sliding_attention, chunked_attention, constant_state_only, "
+        "no_kv or shared_kv."
+    )
+    layers: str = Field(description='Layer indices as compact ranges, e.g. "0-4,6-10".')
+    count: int = Field(description="Number of layers in the group.")
+    bytes_per_token_per_layer: int = Field(description="Cache bytes one token adds per layer.")
+    constant_bytes_per_layer: int = Field(
+        description="Constant state bytes per sequence per layer."
+    )
+    window: int | None = Field(description="Window or chunk in tokens; null for full attention.")
+    bytes_per_token_per_layer_per_gpu: int = Field(description="The same, per GPU under tp.")
+    constant_bytes_per_layer_per_gpu: int = Field(description="The same, per GPU under tp.")
+
+
+class GPUSummary(BaseModel):
+    id: str
+    name: str
+    memory_bytes: int = Field(description="Memory the driver reports, in bytes.")
+    memory_is_estimate: bool
+    marketed_memory: str = Field(description='The nominal figure, e.g. "80 GB HBM3".')
+
+
+class ResolvedInputs(BaseModel):
+    gpu: str
+    gpus: int
+    tp: int
+    context: int = Field(description="Tokens per sequence, after defaults.")
+    concurrency: int
+    kv_dtype: str
+    weight_dtype: str
+    gpu_util: float
+    reserve_bytes: int = Field(description="Bytes per GPU.")
+    kv_budget_bytes: int | None = Field(description="Bytes per GPU, when given.")
+
+
+class SizingResponse(BaseModel):
+    """`size(...).to_dict()`: every number is an exact integer (bytes, tokens or a count)."""
+
+    model: str = Field(description="Display name of the model.")
+    model_type: str
+    params_total: int = Field(description="Parameters of the text model (tied embedding once).")
+    params_active: int = Field(description="Parameters used per token (MoE: shared + top-k).")
+    params_embedding: int
+    params_mtp: int = Field(description="Multi-token-prediction parameters, not in the total.")
+    params_exact: bool = Field(description="False when the block layout is approximated.")
+    weights_bytes: int = Field(description="Weight bytes in `weight_dtype`.")
+    weights_bytes_per_gpu: int = Field(description="Weight bytes per GPU (weights / tp).")
+    kv_bytes_per_token: int = Field(description="Cache bytes one token adds, all layers.")
+    kv_bytes_per_token_beyond_window: int = Field(
+        description="Bytes per token once every window is full."
+    )
+    max_window: int | None = Field(description="Largest window in tokens; null if none.")
+    kv_bytes_per_sequence: int = Field(description="Cache bytes of one sequence at `context`.")
+    state_bytes_per_sequence: int = Field(description="Constant (Mamba/linear) state bytes.")
+    kv_bytes_per_token_per_gpu: int
+    kv_bytes_per_sequence_per_gpu: int
+    state_bytes_per_sequence_per_gpu: int
+    usable_bytes_per_gpu: int = Field(description="ceil(reported bytes × gpu_util).")
+    reserve_bytes_per_gpu: int
+    kv_budget_bytes_per_gpu: int = Field(description="Bytes per GPU left for the KV cache.")
+    kv_capacity_tokens: int | None = Field(description="Tokens one replica's KV pool holds.")
+    sequences_per_replica: int = Field(description="Whole sequences of `context` per replica.")
+    max_concurrency: int = Field(description="Sequences of `context` tokens, all replicas.")
+    max_context: int | None = Field(
+        description="Longest context in tokens at which `concurrency` sequences fit; null when "
+        "unbounded (every layer windowed)."
+    )
+    min_gpus: int | None = Field(
+        description="Smallest legal tp whose one replica fits the load; null when none does."
+    )
+    tp: int
+    tp_degrees: list[int] = Field(description="Legal tensor-parallel degrees up to `gpus`.")
+    replicas: int
+    fits: bool
+    reason: str = Field(description="Why it fits or does not, in words.")
+    gpu: GPUSummary
+    inputs: ResolvedInputs
+    layers: list[LayerGroup]
+    formula: dict[str, Any] = Field(
+        description="Each layer group's formula, symbolic and filled with this model's numbers."
+    )
+    notes: list[str] = Field(description="Engine differences and caveats that apply here.")
+    remedies: list[dict[str, Any]] | None = Field(
+        None, description="Present when `include_remedies` is true: ranked what-ifs."
+    )
+
+
+class ModelPreset(BaseModel):
+    id: str = Field(description="The id to pass as `model`.")
+    name: str
+    family: str
+    description: str
+    model_type: str
+    params_total: int
+    params_active: int
+    max_position_embeddings: int | None = Field(description="Tokens.")
+    kv_bytes_per_token: int = Field(description="Bytes per token in bf16, all layers.")
+    source_url: str = Field(description="Where the config.json was copied from.")
+    source_repo: str
+    source_path: str
+    source_commit: str
+    source_note: str
+
+
+class GPUInfo(BaseModel):
+    id: str = Field(description="The id to pass as `gpu`.")
+    name: str
+    vendor: str
+    memory_bytes: int = Field(description="Memory the driver reports, in bytes.")
+    marketed_memory: str
+    hbm_bandwidth_bytes_per_s: int | None = Field(description="Peak HBM bandwidth, bytes/s.")
+    dense_bf16_tflops: float | None
+    dense_fp8_tflops: float | None
+    memory_source: str = Field(description="Where the memory figure comes from.")
+    memory_is_estimate: bool
+    spec_source: str
+
+
+class ErrorItem(BaseModel):
+    loc: list[str] = Field(description='Where: e.g. ["body", "gpus"] or ["body", "config", key].')
+    msg: str = Field(description="What is wrong, naming the field.")
+    type: str
+
+
+class SizingError422(BaseModel):
+    detail: list[ErrorItem]

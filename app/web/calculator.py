@@ -1,0 +1,170 @@
+"""The calculator pages: `/calculator` (GET for presets, POST for a pasted config),
+`/calculator/compare` and `/calculator/embed` (the fragment content embeds fetch).
+
+Routes parse, call the sizing core through `calculator_view`, and render. A GET with a preset is
+the whole state in its URL; HTMX asks the same URL for the results fragment (Vary: HX-Request).
+A pasted config travels in a POST body and is never put in a URL.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.datastructures import UploadFile
+
+from app.sizing import GPUS, list_presets
+from app.web import sizing_format as fmt
+from app.web.body_limit import capped_body_route
+from app.web.caching import conditional
+from app.web.calculator_compare import compare_view, read_compare
+from app.web.calculator_form import FIELDS, MAX_CONFIG_CHARS, CalcForm, prepare, read_form
+from app.web.calculator_view import SizingView, build_view
+from app.web.deps import Templates
+from app.web.templating import is_htmx
+
+# A pasted config (256 KiB) grows when form-encoded; 1 MiB leaves room and still bounds memory.
+MAX_FORM_BYTES = 1024 * 1024
+FIELD_NAMES = (*FIELDS, "config")
+FIELD_LABELS = {
+    "model": "Model",
+    "config": "config.json",
+    "gpu": "GPU",
+    "gpus": "GPUs",
+    "tp": "TP per replica",
+    "context": "Context",
+    "concurrency": "Concurrency",
+    "kv_dtype": "KV cache dtype",
+    "weight_dtype": "Weight dtype",
+    "gpu_util": "GPU memory utilisation",
+    "reserve": "Runtime reserve",
+    "kv_budget": "Fixed KV budget",
+}
+_UID = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
+
+router = APIRouter(include_in_schema=False, route_class=capped_body_route(MAX_FORM_BYTES))
+
+
+@cache
+def shared_values() -> dict[str, Any]:
+    """What every calculator template needs besides the result; nothing request-specific."""
+    gpus = [(g.id, f"{g.id} · {fmt.size(g.memory_bytes)}") for g in GPUS.values()]
+    return {
+        "fmt": fmt,
+        "presets": sorted(list_presets(), key=lambda p: (p.family, p.params_total)),
+        "options": {
+            "gpus": gpus,
+            "kv_dtypes": [("bf16", "bf16 · 2 B"), ("fp16", "fp16 · 2 B"), ("fp8", "fp8 · 1 B")],
+            "weight_dtypes": [
+                ("bf16", "bf16 · 2 B"),
+                ("fp16", "fp16 · 2 B"),
+                ("fp8", "fp8 · 1 B"),
+                ("int8", "int8 · 1 B"),
+                ("int4", "int4 · ½ B + scales"),
+            ],
+        },
+        "field_names": FIELD_NAMES,
+        "field_labels": FIELD_LABELS,
+    }
+
+
+def page_title(view: SizingView | None) -> str:
+    if view is None:
+        return "KV cache & GPU memory calculator · Prefill"
+    r = view.result
+    return f"{r['model']} on {r['inputs']['gpus']} × {r['gpu']['id']} · KV calculator · Prefill"
+
+
+def render_calculator(request: Request, templates: Templates, form: CalcForm) -> Response:
+    # Opening the config tab is not an error: there is simply nothing to size yet.
+    awaiting = form.source == "config" and not form.config_text.strip() and request.method == "GET"
+    view = None if awaiting else build_view(prepare(form))
+    values = {
+        **shared_values(),
+        "form": form,
+        "view": view,
+        "awaiting_config": awaiting,
+        "is_fragment": is_htmx(request),
+        "page_title": page_title(view),
+    }
+    headers = {}
+    if form.source == "config" and is_htmx(request):
+        headers["hx-push-url"] = "false"  # the config is not in any URL
+    return templates.page(
+        request,
+        "calculator.html",
+        values,
+        fragment="partials/calculator_results.html",
+        status_code=200 if view is not None or awaiting else 422,
+        headers=headers,
+    )
+
+
+@router.get("/calculator")
+def calculator(request: Request, templates: Templates) -> Response:
+    form = read_form(request.query_params)
+    return conditional(request, ["calculator"], lambda: render_calculator(request, templates, form))
+
+
+@router.post("/calculator")
+async def calculator_config(request: Request, templates: Templates) -> Response:
+    async with request.form() as data:  # closes any uploaded file's temporary copy
+        form = read_form(data)
+        form.source = "config"
+        upload = data.get("config_file")
+        if isinstance(upload, UploadFile) and upload.filename:
+            # Without JavaScript the file itself arrives; with it, the script copies it into
+            # the text and sends no file.
+            raw = await upload.read(MAX_CONFIG_CHARS + 1)
+            form.config_text = raw.decode("utf-8", errors="replace")
+    return render_calculator(request, templates, form)
+
+
+@router.get("/calculator/compare")
+def compare(request: Request, templates: Templates) -> Response:
+    form_a, form_b = read_compare(request.query_params)
+    result = compare_view(form_a, form_b)
+    values = {
+        **shared_values(),
+        "form_a": form_a,
+        "form_b": form_b,
+        "compare": result,
+        "is_fragment": is_htmx(request),
+    }
+    return conditional(
+        request,
+        ["compare"],
+        lambda: templates.page(
+            request,
+            "calculator_compare.html",
+            values,
+            fragment="partials/calculator_compare_results.html",
+            status_code=200 if result.ok else 422,
+        ),
+    )
+
+
+def embed_values(form: CalcForm, uid: str) -> dict[str, Any]:
+    """The embed's template values; also used at content load, so nothing request-specific."""
+    view = build_view(prepare(form), chart=False, with_remedies=False)
+    return {**shared_values(), "form": form, "view": view, "uid": uid}
+
+
+@router.get("/calculator/embed")
+def embed(request: Request, templates: Templates) -> Response:
+    """The results of an embedded mini-calculator (HTMX); a plain visit opens the calculator."""
+    form = read_form(request.query_params)
+    if not is_htmx(request):
+        return RedirectResponse("/calculator?" + form.query(), 303)
+    uid = request.query_params.get("uid", "")
+    values = {**embed_values(form, uid if _UID.match(uid) else "embed"), "is_fragment": True}
+    return templates.page(
+        request,
+        "partials/calculator_embed_results.html",
+        values,
+        fragment="partials/calculator_embed_results.html",
+        status_code=200 if values["view"] is not None else 422,
+    )

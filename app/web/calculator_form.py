@@ -1,0 +1,241 @@
+"""The calculator's inputs: query/form strings in, a SizingRequest (or field errors) out.
+
+The form keeps exactly what the user typed (so an error never erases it) and turns it into the
+core's inputs. A preset state is a query string; `query()` writes it back in a fixed order, so
+every state has one URL. Context accepts "32k" (× 1024), reserve and KV budget are GiB.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from app.sizing import (
+    DEFAULT_GPU_UTIL,
+    ModelSpec,
+    SizingError,
+    SizingRequest,
+    load_preset,
+    parse_config,
+)
+from app.sizing.request import MAX_BYTES
+
+GIB = 1 << 30
+MAX_CONFIG_CHARS = 256 * 1024
+MAX_VALUE_CHARS = 100
+
+# Field order is URL order. `source` is "preset" (a model id) or "config" (a pasted config.json).
+FIELDS = (
+    "model",
+    "gpu",
+    "gpus",
+    "tp",
+    "context",
+    "concurrency",
+    "kv_dtype",
+    "weight_dtype",
+    "gpu_util",
+    "reserve",
+    "kv_budget",
+)
+DEFAULTS: dict[str, str] = {
+    "model": "llama-3.1-70b",
+    "gpu": "H100-SXM",
+    "gpus": "4",
+    "tp": "",
+    "context": "32768",
+    "concurrency": "8",
+    "kv_dtype": "bf16",
+    "weight_dtype": "bf16",
+    "gpu_util": str(DEFAULT_GPU_UTIL),
+    "reserve": "5",
+    "kv_budget": "",
+}
+# Where the core's error fields land on the form.
+CORE_FIELD_TO_FORM = {
+    "reserve_bytes": "reserve",
+    "kv_budget_bytes": "kv_budget",
+    "model": "model",
+    **{name: name for name in FIELDS},
+}
+_SUFFIXES = {"k": 1024, "m": 1024 * 1024}
+_INT = re.compile(r"^(\d+(?:\.\d+)?)\s*([kKmM]?)$")
+
+
+@dataclass
+class CalcForm:
+    """One set of calculator inputs, as typed, plus what they parse to."""
+
+    values: dict[str, str]
+    source: str = "preset"
+    config_text: str = ""
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def query(self, *, source: str | None = None, **overrides: str) -> str:
+        """The canonical query string of a state (config text is never in a URL). Blank fields
+        stay in it: a blank means "the default", which differs from an absent field's value."""
+        values = {**self.values, **overrides}
+        source = source or self.source
+        pairs = [(name, values.get(name, "")) for name in FIELDS]
+        if source == "config":
+            pairs = [("source", "config"), *[(k, v) for k, v in pairs if k != "model"]]
+        return urlencode(pairs)
+
+    @property
+    def url(self) -> str:
+        return "/calculator?" + self.query()
+
+    @property
+    def custom_memory(self) -> bool:
+        """Whether a memory setting differs from the default (the form then shows them open)."""
+        names = ("gpu_util", "reserve", "kv_budget")
+        return any(self.values[name] != DEFAULTS[name] for name in names)
+
+
+def read_form(params: Mapping[str, Any], *, prefix: str = "", defaults: bool = True) -> CalcForm:
+    """Raw strings for every field; absent fields take the defaults (when `defaults`)."""
+    values = {}
+    for name in FIELDS:
+        raw = params.get(prefix + name)
+        if raw is None or not isinstance(raw, str):
+            values[name] = DEFAULTS[name] if defaults else ""
+        else:
+            values[name] = raw.strip()[:MAX_VALUE_CHARS]
+    source = params.get(prefix + "source")
+    form = CalcForm(values=values, source="config" if source == "config" else "preset")
+    config = params.get(prefix + "config")
+    if isinstance(config, str):
+        form.config_text = config
+    return form
+
+
+def _count(text: str, name: str, *, allow_suffix: bool = False) -> int:
+    cleaned = text.replace(",", "").replace("_", "").replace(" ", "")
+    match = _INT.match(cleaned)
+    if not match or (match.group(2) and not allow_suffix):
+        hint = ' (e.g. 32768 or "32k")' if allow_suffix else ""
+        raise SizingError(f"enter a whole number{hint}", field=name)
+    number, suffix = match.groups()
+    value = float(number) * _SUFFIXES.get(suffix.lower(), 1)
+    if not value.is_integer():
+        raise SizingError("enter a whole number", field=name)
+    return int(value)
+
+
+def _gib(text: str, name: str) -> int:
+    try:
+        value = float(text.replace(",", ""))
+    except ValueError:
+        raise SizingError("enter a number of GiB, e.g. 5 or 2.5", field=name) from None
+    if not math.isfinite(value) or value < 0:
+        raise SizingError("enter a number of GiB of at least 0", field=name)
+    if value * GIB > MAX_BYTES:
+        raise SizingError(f"at most {MAX_BYTES // GIB:,} GiB", field=name)
+    return round(value * GIB)
+
+
+def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[str, Any]:
+    """Parse every numeric field; each failure is recorded in `errors` under its field."""
+    out: dict[str, Any] = {"gpu": values["gpu"] or DEFAULTS["gpu"]}
+    parsers: dict[str, Any] = {
+        "gpus": lambda v: _count(v, "gpus"),
+        "tp": lambda v: _count(v, "tp"),
+        "context": lambda v: _count(v, "context", allow_suffix=True),
+        "concurrency": lambda v: _count(v, "concurrency"),
+        "reserve_bytes": lambda v: _gib(v, "reserve"),
+        "kv_budget_bytes": lambda v: _gib(v, "kv_budget"),
+    }
+    sources = {"reserve_bytes": "reserve", "kv_budget_bytes": "kv_budget"}
+    for key, parse in parsers.items():
+        text = values[sources.get(key, key)]
+        if text == "":
+            continue  # blank: the core's default (all GPUs, model max, 1, 5 GiB, none)
+        try:
+            out[key] = parse(text)
+        except SizingError as error:
+            errors[sources.get(key, key)] = error.message
+    out["kv_dtype"] = values["kv_dtype"] or "bf16"
+    out["weight_dtype"] = values["weight_dtype"] or "bf16"
+    if values["gpu_util"]:
+        try:
+            out["gpu_util"] = float(values["gpu_util"])
+        except ValueError:
+            errors["gpu_util"] = "enter a fraction such as 0.92"
+    return out
+
+
+def load_config_text(text: str) -> ModelSpec:
+    """A pasted config.json → ModelSpec; every failure is a SizingError on `config`."""
+    if not text.strip():
+        raise SizingError("paste a config.json (or choose a file)", field="config")
+    if len(text) > MAX_CONFIG_CHARS:
+        raise SizingError(
+            f"this config is {len(text) // 1024:,} KiB; the most we read is "
+            f"{MAX_CONFIG_CHARS // 1024} KiB",
+            field="config",
+        )
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SizingError(
+            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
+            field="config",
+        ) from None
+    except (ValueError, RecursionError):
+        raise SizingError(
+            "not valid JSON (nested too deeply, or a number too long)", field="config"
+        ) from None
+    if not isinstance(raw, dict):
+        raise SizingError("a config.json is a JSON object ({ … })", field="config")
+    try:
+        return parse_config(raw)
+    except SizingError as error:
+        where = f"{error.field}: " if error.field else ""
+        raise SizingError(f"{where}{error.message}", field="config") from None
+
+
+@dataclass
+class Prepared:
+    """A form resolved to a model and a request, or to the field errors that stop it."""
+
+    form: CalcForm
+    spec: ModelSpec | None = None
+    request: SizingRequest | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.spec is not None and self.request is not None and not self.form.errors
+
+
+def prepare(form: CalcForm) -> Prepared:
+    errors = form.errors
+    spec = None
+    try:
+        if form.source == "config":
+            spec = load_config_text(form.config_text)
+        else:
+            form.values["model"] = form.values["model"] or DEFAULTS["model"]
+            spec = load_preset(form.values["model"])
+    except SizingError as error:
+        errors["config" if form.source == "config" else "model"] = error.message
+    kwargs = request_kwargs(form.values, errors)
+    request = None
+    if not errors:
+        try:
+            request = SizingRequest(**kwargs)
+        except SizingError as error:
+            errors[CORE_FIELD_TO_FORM.get(error.field or "", "form")] = error.message
+    return Prepared(form=form, spec=spec, request=request)
+
+
+def record_error(form: CalcForm, error: SizingError) -> None:
+    """Attach an error raised while sizing (an illegal tp, a context the config lacks)."""
+    name = CORE_FIELD_TO_FORM.get(error.field or "")
+    if name is None:
+        name = "config" if form.source == "config" else "model"
+    form.errors[name] = error.message

@@ -1,0 +1,244 @@
+"""Everything a calculator result shows, assembled from the sizing core for the templates.
+
+Templates only lay out what this module computes: the result dict from `size(...).to_dict()`,
+the stat tiles, the two pictures, the remedies with what each buys, and the `vllm serve` line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from app.sizing import SizingError, remedies, size
+from app.sizing.request import MAX_CONTEXT
+from app.web import sizing_format as fmt
+from app.web.calculator_form import CalcForm, Prepared, record_error
+from app.web.charts import (
+    NARROW,
+    WIDE,
+    Chart,
+    MemoryBar,
+    Sample,
+    concurrency_chart,
+    memory_bar,
+    sample_contexts,
+)
+from app.web.serve_command import config_repo, hf_repo, serve_caveats, vllm_serve
+
+REMEDY_FIELDS = ("gpu", "gpus", "tp", "context", "kv_dtype", "weight_dtype")
+
+
+@dataclass
+class Stat:
+    key: str
+    label: str
+    value: str
+    detail: str = ""
+
+
+@dataclass
+class RemedyView:
+    id: str
+    title: str
+    description: str
+    gains: list[str]
+    fits: bool | None
+    url: str | None
+
+
+@dataclass
+class SizingView:
+    form: CalcForm
+    result: dict[str, Any]
+    stats: list[Stat]
+    bar: MemoryBar
+    tp_chips: list[tuple[int, str | None, bool]]
+    charts: list[Chart] = field(default_factory=list)
+    remedies: list[RemedyView] = field(default_factory=list)
+    command: str = ""
+    command_notes: list[str] = field(default_factory=list)
+    preset_id: str | None = None
+
+    @property
+    def headline(self) -> str:
+        r = self.result
+        ctx = fmt.tokens_short(r["inputs"]["context"])
+        if r["fits"]:
+            need = r["inputs"]["concurrency"]
+            return f"Fits: room for {r['max_concurrency']:,} sequences of {ctx} tokens, {need:,} needed"
+        return "Does not fit"
+
+    @property
+    def detail(self) -> str:
+        """The core's reason when it does not fit; when it does, what the room is made of."""
+        r = self.result
+        if not r["fits"]:
+            return r["reason"][:1].upper() + r["reason"][1:] + "."
+        replicas = r["replicas"]
+        return (
+            f"{r['sequences_per_replica']:,} per replica × {replicas} replica"
+            f"{'s' if replicas != 1 else ''}; each sequence holds "
+            f"{fmt.size(r['kv_bytes_per_sequence_per_gpu'])} of cache per GPU in a KV pool of "
+            f"{fmt.size(r['kv_budget_bytes_per_gpu'])} per GPU."
+        )
+
+
+def build_view(
+    prepared: Prepared, *, chart: bool = True, with_remedies: bool = True
+) -> SizingView | None:
+    """Size the prepared inputs; None (with the error on the form) when the core refuses."""
+    if not prepared.ok:
+        return None
+    assert prepared.spec is not None and prepared.request is not None
+    form, spec, request = prepared.form, prepared.spec, prepared.request
+    try:
+        result = size(spec, request).to_dict()
+    except SizingError as error:
+        record_error(form, error)
+        return None
+    preset_id = None if form.source == "config" else form.values["model"].lower()
+    view = SizingView(
+        form=form,
+        result=result,
+        stats=stats(result),
+        bar=memory_bar(result),
+        tp_chips=tp_chips(form, result),
+        preset_id=preset_id,
+    )
+    try:
+        if chart:
+            view.charts = context_charts(prepared, result)
+        if with_remedies:
+            view.remedies = remedy_views(prepared, result)
+    except SizingError:
+        pass  # a what-if outside the core's limits: the main result still stands
+    model_ref = hf_repo(preset_id) if preset_id else config_repo(_config_name(form))
+    quantized = spec.quantization is not None
+    view.command = vllm_serve(result, model_ref, quantized=quantized)
+    view.command_notes = serve_caveats(result, model_ref, quantized=quantized)
+    return view
+
+
+def _config_name(form: CalcForm) -> object:
+    """The pasted config's `_name_or_path` (the command uses it only if it is a repo id)."""
+    try:
+        raw = json.loads(form.config_text)
+    except (ValueError, RecursionError):
+        return None
+    return raw.get("_name_or_path") if isinstance(raw, dict) else None
+
+
+def stats(r: dict[str, Any]) -> list[Stat]:
+    inputs, tp = r["inputs"], r["tp"]
+    ctx = inputs["context"]
+    per_gpu = f" · {fmt.size(r['kv_bytes_per_token_per_gpu'])} per GPU" if tp > 1 else ""
+    state = r["state_bytes_per_sequence"]
+    seq_detail = f"at {ctx:,} tokens" + (f", incl. {fmt.size(state)} state" if state else "")
+    replicas = r["replicas"]
+    spread = f"{r['sequences_per_replica']:,} per replica × {replicas}" if replicas > 1 else ""
+    if r["max_context"] is None:
+        max_ctx, max_ctx_detail = "unbounded", "every layer is windowed"
+    else:
+        max_ctx = f"{r['max_context']:,}"
+        max_ctx_detail = f"tokens, for {inputs['concurrency']:,} sequences"
+    capacity = r["kv_capacity_tokens"]
+    return [
+        Stat(
+            "kv_bytes_per_token",
+            "KV cache per token",
+            fmt.size(r["kv_bytes_per_token"]),
+            f"{r['kv_bytes_per_token']:,} B{per_gpu}",
+        ),
+        Stat(
+            "kv_bytes_per_sequence",
+            "KV cache per sequence",
+            fmt.size(r["kv_bytes_per_sequence"]),
+            seq_detail,
+        ),
+        Stat(
+            "weights_bytes",
+            "Weights",
+            fmt.size(r["weights_bytes"]),
+            f"{fmt.size(r['weights_bytes_per_gpu'])} per GPU, {inputs['weight_dtype']}",
+        ),
+        Stat(
+            "kv_capacity_tokens",
+            "KV capacity",
+            "—" if capacity is None else f"{capacity:,}",
+            f"tokens per replica · pool {fmt.size(r['kv_budget_bytes_per_gpu'])} per GPU",
+        ),
+        Stat(
+            "max_concurrency",
+            "Max concurrency",
+            f"{r['max_concurrency']:,}",
+            f"sequences at {fmt.tokens_short(ctx)}" + (f" · {spread}" if spread else ""),
+        ),
+        Stat("max_context", "Max context", max_ctx, max_ctx_detail),
+        Stat(
+            "min_gpus",
+            "Minimum GPUs",
+            "none" if r["min_gpus"] is None else str(r["min_gpus"]),
+            "smallest legal tp holding the load in one replica",
+        ),
+    ]
+
+
+def tp_chips(form: CalcForm, r: dict[str, Any]) -> list[tuple[int, str | None, bool]]:
+    """Legal tp degrees; each links to the same state at that degree (not for pasted configs)."""
+    chips = []
+    for degree in r["tp_degrees"]:
+        url = None if form.source == "config" else "/calculator?" + form.query(tp=str(degree))
+        chips.append((degree, url, degree == r["tp"]))
+    return chips
+
+
+def context_charts(prepared: Prepared, r: dict[str, Any]) -> list[Chart]:
+    """The same samples drawn in a wide and a narrow frame (CSS shows one)."""
+    assert prepared.spec is not None and prepared.request is not None
+    context, samples = r["inputs"]["context"], []
+    lengths = sample_contexts(context, prepared.spec.max_position_embeddings)
+    for length in [n for n in lengths if n <= MAX_CONTEXT]:
+        sized = r
+        if length != context:
+            sized = size(prepared.spec, replace(prepared.request, context=length)).to_dict()
+        samples.append(Sample(length, sized["max_concurrency"], sized["kv_bytes_per_sequence"]))
+    need = r["inputs"]["concurrency"]
+    return [concurrency_chart(samples, context, need, frame) for frame in (WIDE, NARROW)]
+
+
+def remedy_views(prepared: Prepared, base: dict[str, Any]) -> list[RemedyView]:
+    assert prepared.spec is not None and prepared.request is not None
+    form = prepared.form
+    out = []
+    for remedy in remedies(prepared.spec, prepared.request):
+        data = remedy.to_dict()
+        gains, fits, url = [], None, None
+        if data["result"] is not None:
+            new = data["result"]
+            gains = _gains(base, new, data["ratio"])
+            fits = new["fits"]
+            if form.source != "config" and data["request"]:
+                overrides = {
+                    key: "" if data["request"][key] is None else str(data["request"][key])
+                    for key in REMEDY_FIELDS
+                    if data["request"][key] != getattr(prepared.request, key)
+                }
+                url = "/calculator?" + form.query(**overrides)
+        out.append(RemedyView(data["id"], data["title"], data["description"], gains, fits, url))
+    return out
+
+
+def _gains(base: dict[str, Any], new: dict[str, Any], ratio: dict[str, float | None]) -> list[str]:
+    gains = []
+    before, after = base["max_concurrency"], new["max_concurrency"]
+    if ratio.get("max_concurrency") is not None and after != before:
+        gains.append(f"{fmt.ratio(ratio['max_concurrency'])} sequences ({before:,} → {after:,})")
+    elif after != before:
+        gains.append(f"sequences {before:,} → {after:,}")
+    a, b = base["max_context"], new["max_context"]
+    if a != b:
+        gains.append(f"max context {fmt.exact(a)} → {fmt.exact(b)} tokens")
+    if not gains:
+        gains.append("no change here")
+    return gains

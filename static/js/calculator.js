@@ -1,0 +1,50 @@
+// The calculator's small conveniences. No sizing arithmetic here: every number comes from the
+// server. Without this file the forms still submit and the command is still selectable text.
+(function () {
+  "use strict";
+
+  function notify(message, isError) {
+    if (window.prefillToast) window.prefillToast(message, isError);
+  }
+
+  function copyText(text, what) {
+    if (!navigator.clipboard) {
+      notify("Copying is not available here: select the text instead.", true);
+      return;
+    }
+    navigator.clipboard.writeText(text).then(
+      function () { notify(what + " copied."); },
+      function () { notify("Could not copy: select the text instead.", true); }
+    );
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-copy], [data-copy-url]");
+    if (!button) return;
+    if (button.hasAttribute("data-copy")) {
+      var source = document.querySelector(button.getAttribute("data-copy"));
+      if (source) copyText(source.textContent, "Command");
+    } else {
+      copyText(new URL(button.getAttribute("data-copy-url"), location.href).href, "Link");
+    }
+  });
+
+  // A chosen config.json file is read into the textarea, which is what the form sends; the file
+  // input is then cleared so the file is not uploaded again with every update.
+  document.addEventListener("change", function (event) {
+    var input = event.target;
+    if (!input.matches || !input.matches("input[type=file][data-config-file]")) return;
+    var file = input.files && input.files[0];
+    var area = document.querySelector(input.getAttribute("data-config-file"));
+    if (!file || !area) return;
+    event.stopPropagation(); // the textarea's own event triggers the update
+    file.text().then(function (text) {
+      area.value = text;
+      input.value = "";
+      area.dispatchEvent(new Event("input", { bubbles: true }));
+      area.dispatchEvent(new Event("change", { bubbles: true }));
+    }, function () {
+      notify("Could not read that file.", true);
+    });
+  }, true);
+})();
