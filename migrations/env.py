@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from alembic import context
 
-import app.db.models  # noqa: F401  (registers every table on the metadata)
+import app.db.models
+import app.search.models  # noqa: F401  (search's tables live with the search package)
 from app.db.base import Base
 from app.db.engine import make_engine
+from app.search.schema import include_object
 
 config = context.config
 target_metadata = Base.metadata
@@ -18,6 +20,7 @@ def run_migrations_offline() -> None:
         target_metadata=target_metadata,
         literal_binds=True,
         render_as_batch=True,
+        include_object=include_object,
     )
     with context.begin_transaction():
         context.run_migrations()
@@ -33,6 +36,7 @@ def run_migrations_online() -> None:
             target_metadata=target_metadata,
             render_as_batch=True,  # SQLite cannot ALTER most things; batch mode copies the table
             compare_type=True,
+            include_object=include_object,  # engine-specific search objects: migration-only
         )
         with context.begin_transaction():
             context.run_migrations()

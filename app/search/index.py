@@ -1,0 +1,69 @@
+"""The one interface over the two engines: ask for a page of ranked, highlighted hits.
+
+Access is part of the question asked, not a filter applied afterwards: `locked_pages` names the
+questions whose answer this viewer may not read, and for those documents the engine searches
+the title, lede and body columns only. A locked answer therefore never matches, never moves a
+ranking, and never reaches a snippet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from sqlalchemy.orm import Session
+
+from app.search.query import SearchQuery
+
+PUBLIC_COLUMNS = ("title", "lede", "body", "keywords")
+# Relative weight of a document kind in the ranking: an approach in a thread should not outrank
+# the card or question it discusses for the same words.
+KIND_WEIGHTS = {"question": 1.0, "concept": 1.0, "post": 0.6}
+SNIPPET_WORDS = 28
+# Ranking, on both engines, in tiers: documents whose title holds every word asked for (the
+# shortest title first: a card's own name finds the card, however long its explainer); then
+# those with every word in title or tags; then the rest. Within a tier, the engine's relevance
+# score (bm25 or ts_rank) times the kind's weight.
+
+
+@dataclass(frozen=True)
+class IndexQuery:
+    query: SearchQuery
+    locked_pages: tuple[str, ...]  # "question:<slug>" pages whose answer may not be searched
+    kinds: tuple[str, ...]  # which kinds of document to return
+    pages: tuple[str, ...] | None  # only documents on these pages (None: everywhere)
+    limit: int
+    offset: int
+
+
+@dataclass
+class Hit:
+    id: int
+    kind: str
+    page: str
+    post_id: int | None
+    score: float
+    locked: bool
+    title: str = ""  # marked with highlight.START / STOP
+    snippet: str = ""  # the best-matching fragment of lede, body or (readable) answer
+
+
+@dataclass
+class HitPage:
+    hits: list[Hit]
+    total: int
+
+
+class SearchIndex(Protocol):
+    def search(self, db: Session, request: IndexQuery) -> HitPage: ...
+
+
+def index_for(db: Session) -> SearchIndex:
+    """The engine of the database this session talks to."""
+    if db.get_bind().dialect.name == "postgresql":
+        from app.search.postgres_fts import PostgresIndex
+
+        return PostgresIndex()
+    from app.search.sqlite_fts import SqliteIndex
+
+    return SqliteIndex()

@@ -1,0 +1,46 @@
+"""Posts are indexed as they are written: mapper events on Post, at flush, in the same transaction.
+
+So a post that is created, edited, hidden, restored or deleted is searchable (or not) exactly
+when the change commits, and a rolled-back write leaves no trace in the index. The discussion
+package knows nothing about search; `install()` hooks in from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event, inspect
+
+from app.db.models.discussion import Post
+from app.search import indexer
+
+# What a search document is made of; a vote (score) or a report changes none of them.
+_INDEXED_ATTRIBUTES = ("body_markdown", "deleted_at", "hidden_at", "subject_type", "subject_slug")
+
+
+def _after_insert(_mapper: Any, connection: Any, post: Post) -> None:
+    indexer.write_post(connection, post)
+
+
+def _after_update(_mapper: Any, connection: Any, post: Post) -> None:
+    state = inspect(post)
+    if any(state.attrs[name].history.has_changes() for name in _INDEXED_ATTRIBUTES):
+        indexer.write_post(connection, post)
+
+
+def _after_delete(_mapper: Any, connection: Any, post: Post) -> None:
+    indexer.remove_post(connection, post.id)
+
+
+_LISTENERS = (
+    ("after_insert", _after_insert),
+    ("after_update", _after_update),
+    ("after_delete", _after_delete),
+)
+
+
+def install() -> None:
+    """Idempotent: every app built in this process shares the one set of listeners."""
+    for name, listener in _LISTENERS:
+        if not event.contains(Post, name, listener):
+            event.listen(Post, name, listener)

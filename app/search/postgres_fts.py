@@ -1,0 +1,125 @@
+"""PostgreSQL full-text search: generated tsvector columns with the 'english' configuration.
+
+`public_tsv` holds title (weight A), tags (B), lede (C) and body (D); `full_tsv` adds the answer
+(D) and carries the GIN index. A document whose answer the viewer may not read is matched and ranked on
+`public_tsv` only (few rows: found through the page index). Queries: see `query.pg_tsquery`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from app.search.highlight import START, STOP, best_fragment
+from app.search.index import KIND_WEIGHTS, SNIPPET_WORDS, Hit, HitPage, IndexQuery
+from app.search.query import pg_tsquery
+
+# Weights of D (body, answer), C (lede), B (tags), A (title).
+RANK_WEIGHTS = "{0.1, 0.3, 0.5, 1.0}"
+# Rank normalisation 1: divide by 1 + log(length), so long answers do not win by bulk alone.
+RANK_NORMALISATION = 1
+HEADLINE = (
+    f"StartSel={START}, StopSel={STOP}, MaxWords={SNIPPET_WORDS}, MinWords=12, ShortWord=2, "
+    'MaxFragments=2, FragmentDelimiter=" … "'
+)
+TITLE_HEADLINE = f"HighlightAll=true, StartSel={START}, StopSel={STOP}"
+
+
+def _tsquery(params: dict[str, Any], request: IndexQuery) -> str:
+    sql, values = pg_tsquery(request.query)
+    params.update(values)
+    return sql
+
+
+class PostgresIndex:
+    def search(self, db: Session, request: IndexQuery) -> HitPage:
+        params: dict[str, Any] = {
+            "kinds": list(request.kinds),
+            "post_weight": KIND_WEIGHTS["post"],
+            "limit": request.limit,
+            "offset": request.offset,
+        }
+        query = _tsquery(params, request)
+        # Lists go as arrays (= ANY): one parameter each, however many pages.
+        if request.locked_pages:
+            params["locked"] = list(request.locked_pages)
+            is_locked = "(d.kind = 'question' AND d.page = ANY(:locked))"
+            matches = (
+                f"((d.full_tsv @@ {query} AND NOT {is_locked})"
+                f" OR (d.public_tsv @@ {query} AND {is_locked}))"
+            )
+        else:
+            is_locked = "false"
+            matches = f"d.full_tsv @@ {query}"
+        page_filter = ""
+        if request.pages is not None:
+            params["pages"] = list(request.pages)
+            page_filter = "AND d.page = ANY(:pages)"
+        vector = f"CASE WHEN {is_locked} THEN d.public_tsv ELSE d.full_tsv END"
+        statement = text(
+            f"""
+            SELECT * FROM (
+                SELECT d.id, d.kind, d.page, d.post_id, length(d.title) AS title_length,
+                       {is_locked} AS locked,
+                       CASE WHEN d.kind = 'post' THEN 2  -- no title, no tags
+                            WHEN ts_filter(d.public_tsv, '{{a}}') @@ {query} THEN 0
+                            WHEN ts_filter(d.public_tsv, '{{a,b}}') @@ {query} THEN 1
+                            ELSE 2 END AS tier,
+                       ts_rank('{RANK_WEIGHTS}', {vector}, {query}, {RANK_NORMALISATION})
+                       * CASE d.kind WHEN 'post' THEN :post_weight ELSE 1.0 END AS score,
+                       count(*) OVER () AS total
+                FROM search_documents AS d
+                WHERE {matches} AND d.kind = ANY(:kinds) {page_filter}
+            ) AS ranked
+            ORDER BY tier, CASE WHEN tier = 0 THEN title_length ELSE 0 END, score DESC, id
+            LIMIT :limit OFFSET :offset
+            """
+        )
+        rows = db.execute(statement, params).all()
+        hits = [
+            Hit(
+                id=row.id,
+                kind=row.kind,
+                page=row.page,
+                post_id=row.post_id,
+                score=float(row.score),
+                locked=bool(row.locked),
+            )
+            for row in rows
+        ]
+        self._highlight(db, hits, query, params)
+        return HitPage(hits=hits, total=rows[0].total if rows else 0)
+
+    def _highlight(self, db: Session, hits: list[Hit], query: str, params: dict[str, Any]) -> None:
+        """ts_headline for one page of hits; a locked answer is never passed to it."""
+        if not hits:
+            return
+        readable = [hit.id for hit in hits if not hit.locked]
+        values = {name: value for name, value in params.items() if name.startswith("tsq")}
+        values |= {"ids": [hit.id for hit in hits], "opts": HEADLINE, "title_opts": TITLE_HEADLINE}
+        answer = "''"
+        if readable:
+            values["readable"] = readable
+            answer = (
+                f"CASE WHEN d.id = ANY(:readable)"
+                f" THEN ts_headline('english', d.answer, {query}, :opts) ELSE '' END"
+            )
+        statement = text(
+            f"""
+            SELECT d.id,
+                   ts_headline('english', d.title, {query}, :title_opts) AS title,
+                   ts_headline('english', d.lede, {query}, :opts) AS lede,
+                   ts_headline('english', d.body, {query}, :opts) AS body,
+                   {answer} AS answer
+            FROM search_documents AS d
+            WHERE d.id = ANY(:ids)
+            """
+        )
+        found = {row.id: row for row in db.execute(statement, values)}
+        for hit in hits:
+            row = found.get(hit.id)
+            if row is not None:
+                hit.title = row.title
+                hit.snippet = best_fragment(row.lede, row.body, row.answer)

@@ -1,0 +1,92 @@
+"""GET /search: the full page for a plain form or link, the results fragment for HTMX."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import Response
+
+from app.accounts.deps import CurrentViewer
+from app.content.schema import LEVEL_LABELS
+from app.content.store import ContentStore
+from app.db.session import DbSession
+from app.search import indexer, post_events, service
+from app.search.query import MAX_QUERY_CHARS, parse
+from app.search.service import KIND_FILTERS, KIND_LABELS, Filters
+from app.web.deps import Content, Templates
+
+router = APIRouter(include_in_schema=False)
+EXAMPLES = ("MLA", "prefix caching", "p99 TTFT", "tensor parallel", "KV cache sizing")
+
+# Posts are indexed as they are written, wherever in this process they are written.
+post_events.install()
+
+
+def _filters(content: ContentStore, kind: str, track: str, level: str) -> Filters:
+    if kind and kind not in KIND_LABELS:
+        raise HTTPException(400, detail=f"Type must be one of: {', '.join(KIND_LABELS)}.")
+    if track and track not in content.track_by_slug:
+        raise HTTPException(400, detail=f"There is no track called “{track}”.")
+    if level and level not in LEVEL_LABELS:
+        raise HTTPException(400, detail=f"Level must be one of: {', '.join(LEVEL_LABELS)}.")
+    return Filters(kind=kind or None, track=track or None, level=level or None)
+
+
+def canonical_url(q: str, filters: Filters, page: int) -> str:
+    params = {"q": q, "type": filters.kind, "track": filters.track, "level": filters.level}
+    if page > 1:
+        params["page"] = str(page)
+    encoded = urlencode({name: value for name, value in params.items() if value})
+    return "/search" + (f"?{encoded}" if encoded else "")
+
+
+def _page_number(raw: str) -> int:
+    return int(raw) if raw.isdigit() and len(raw) < 6 else 1
+
+
+@router.get("/search")
+def search_page(
+    request: Request,
+    db: DbSession,
+    content: Content,
+    templates: Templates,
+    viewer: CurrentViewer,
+    q: str = "",
+    kind: Annotated[str, Query(alias="type")] = "",
+    track: str = "",
+    level: str = "",
+    page: str = "1",
+) -> Response:
+    filters = _filters(content, kind, track, level)
+    query = parse(q)
+    if indexer.ensure_indexed_once(request.app.state):
+        # Fresh documents: an SQLite read transaction begun earlier would not see them.
+        with request.app.state.db.reader() as fresh:
+            found = service.search(fresh, content, viewer, query, filters, _page_number(page))
+    else:
+        found = service.search(db, content, viewer, query, filters, _page_number(page))
+    values = {
+        "q": query.text,
+        "found": found,
+        "filters": filters,
+        "kind_filters": KIND_FILTERS,
+        "tracks": content.tracks,
+        "popular": service.popular_tracks(db, content) if query.is_empty else [],
+        "page_size": service.PAGE_SIZE,
+        "levels": LEVEL_LABELS,
+        "examples": EXAMPLES,
+        "max_query_chars": MAX_QUERY_CHARS,
+        "previous_url": canonical_url(query.text, filters, found.page - 1),
+        "next_url": canonical_url(query.text, filters, found.page + 1),
+        "everything_url": canonical_url(query.text, Filters(), 1),
+        "canonical_first": canonical_url(query.text, filters, 1),
+    }
+    # Results depend on who is asking (locked answers) and on posts: never from a shared cache.
+    headers = {"cache-control": "private, no-cache", "x-robots-tag": "noindex"}
+    # The address htmx pushes: only what was asked for (no "&type=&track=").
+    headers["hx-push-url"] = canonical_url(query.text, filters, found.page)
+    return templates.page(
+        request, "search.html", values, fragment="partials/search_results.html", headers=headers
+    )

@@ -1,0 +1,33 @@
+"""Names of the engine-specific search objects the models do not describe.
+
+The migration creates them on one backend only (FTS5 on SQLite; tsvector columns and a GIN index
+on PostgreSQL), so Alembic's autogenerate and the models-vs-migrations test must not see them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+FTS_TABLE = "search_fts"  # FTS5 also creates search_fts_data, _idx, _docsize and _config
+TSVECTOR_COLUMNS = frozenset({"public_tsv", "full_tsv"})
+GIN_INDEX = "ix_search_documents_full_tsv"
+
+
+def is_engine_specific(name: str | None, type_: str, table: str | None = None) -> bool:
+    if name is None:
+        return False
+    if type_ == "table":
+        return name == FTS_TABLE or name.startswith(FTS_TABLE + "_")
+    if type_ == "column":
+        return table == "search_documents" and name in TSVECTOR_COLUMNS
+    if type_ == "index":
+        return name == GIN_INDEX
+    return False
+
+
+def include_object(
+    obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
+) -> bool:
+    """Alembic's `include_object` hook: leave the engine-specific search objects alone."""
+    table = getattr(getattr(obj, "table", None), "name", None)
+    return not is_engine_specific(name, type_, table)

@@ -1,0 +1,50 @@
+"""Turning what people type into engine queries: user text is always quoted, never syntax."""
+
+from __future__ import annotations
+
+from app.search.query import MAX_CLAUSES, MAX_QUERY_CHARS, fts5_expression, parse, pg_tsquery
+
+
+def test_words_phrases_compounds_and_exclusions() -> None:
+    query = parse('"prefix caching" kv-cache -MLA p99')
+    assert [(c.words, c.negated, c.prefix) for c in query.clauses] == [
+        (("prefix", "caching"), False, False),
+        (("kv", "cache"), False, False),
+        (("mla",), True, False),
+        (("p99",), False, True),  # still being typed
+    ]
+    assert fts5_expression(query) == '("prefix caching" "kv cache" "p99"*) NOT ("mla")'
+
+
+def test_a_finished_word_is_not_a_prefix() -> None:
+    assert not parse("mla ").clauses[-1].prefix
+    assert not parse('"mla"').clauses[-1].prefix
+    assert not parse("m").clauses[-1].prefix  # one letter would match half the index
+
+
+def test_operators_are_words_and_stop_words_are_dropped() -> None:
+    query = parse("NEAR AND OR NOT the")
+    assert [c.words for c in query.clauses] == [("near",)]
+    assert parse("the of and").is_empty
+    assert parse("-mla").is_empty  # only an exclusion: nothing to look for
+    assert parse("*:^(){}").is_empty
+
+
+def test_column_filter_covers_the_whole_expression() -> None:
+    expression = fts5_expression(parse("prefix -routing"), ("title", "lede"))
+    assert expression == '{title lede} : (("prefix") NOT ("routing"))'
+
+
+def test_postgres_query_takes_user_text_only_as_parameters() -> None:
+    sql, params = pg_tsquery(parse("kv-cache 'or' (x) -mla p9"))
+    assert "kv" not in sql and "mla" not in sql and "'" not in sql.replace("'english'", "")
+    assert params["tsq0"] == '"kv-cache"' and params["tsq0w"] == '"kv cache"'
+    assert params["tsq1"] == '"x"'
+    assert "(!! websearch_to_tsquery('english', :tsq2))" in sql
+    assert params["tsq3"] == "'p9':*"
+
+
+def test_long_and_odd_input_is_cut_down() -> None:
+    assert len(parse("x" * 10_000).text) == MAX_QUERY_CHARS and parse("x" * 10_000).truncated
+    assert len(parse(" ".join(f"w{i}" for i in range(100))).clauses) == MAX_CLAUSES
+    assert parse("kv\x00cache\x02").text == "kv cache"  # control characters are spaces
