@@ -62,6 +62,35 @@ def _content_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check(args: argparse.Namespace) -> int:
+    from app.content.loader import ContentInvalid
+    from app.deploy_check import Finding, check_database, check_settings
+    from app.main import load_site_content
+
+    settings = Settings()
+    findings = check_settings(settings, workers=args.workers) if args.deploy else []
+    findings += check_database(settings)
+    try:
+        load_site_content(settings.content_dir)
+    except ContentInvalid as error:
+        findings.append(
+            Finding(
+                "error",
+                f"content is invalid ({len(error.errors)} errors): run `prefill content check`",
+            )
+        )
+    for finding in findings:
+        print(finding, file=sys.stderr if finding.level == "error" else sys.stdout)
+    errors = [f for f in findings if f.level == "error"]
+    if errors:
+        print(
+            f"{len(errors)} problem(s) must be fixed before this is safe to serve.", file=sys.stderr
+        )
+        return 1
+    print("Deployment checks passed." if args.deploy else "Checks passed.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="prefill", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -84,6 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
     check = content_commands.add_parser("check", help="validate every file under content/")
     check.add_argument("path", nargs="?", type=_path, help="content directory (default: settings)")
     check.set_defaults(handler=_content_check)
+
+    check_cmd = commands.add_parser("check", help="check the database, content and settings")
+    check_cmd.add_argument(
+        "--deploy", action="store_true", help="also refuse unsafe production settings"
+    )
+    check_cmd.add_argument(
+        "--workers", type=int, default=1, help="worker processes you will run (default 1)"
+    )
+    check_cmd.set_defaults(handler=_check)
 
     from app.accounts.cli import register as register_users
     from app.sizing.cli import register as register_size

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
 
+import anyio.to_thread
 from fastapi import Depends, FastAPI
 from jinja2 import Environment
 from starlette.middleware.gzip import GZipMiddleware
@@ -18,10 +19,12 @@ from app.content.loader import load_content
 from app.content.schema import LEVEL_LABELS
 from app.content.store import ContentStore
 from app.db.session import Database
+from app.db.write_gate import WriteGate, write_gate_middleware
 from app.mail import make_mailer
 from app.ratelimit import RateLimiter
 from app.settings import PROJECT_ROOT, Settings
 from app.web.assets import AssetManifest
+from app.web.caching import PageCache
 from app.web.csrf import CSRFCookieMiddleware, verify_csrf
 from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import Renderer, make_environment
@@ -52,6 +55,13 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # Enough worker threads for every request that holds a connection slot, plus spares
+        # for requests that use none (anyio's default is 40).
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(limiter.total_tokens, database.slots + 10)
+        from app.search.indexer import index_at_startup
+
+        index_at_startup(_app.state)  # idempotent across processes: keyed by the fingerprint
         yield
         database.dispose()
 
@@ -75,6 +85,8 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     app.state.context_providers = []
     app.state.mailer = make_mailer(settings)
     app.state.rate_limiter = RateLimiter()
+    app.state.write_gate = WriteGate(database, enabled=settings.is_sqlite)
+    app.state.page_cache = PageCache()
 
     environment = make_environment({"static_url": assets.url, "level_labels": LEVEL_LABELS})
     app.state.renderer = Renderer(environment)
@@ -88,6 +100,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
 
     install_site(app)
     app.add_middleware(GZipMiddleware, minimum_size=800, compresslevel=6)
+    app.add_middleware(write_gate_middleware(app.state.write_gate))
     app.add_middleware(CSRFCookieMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
     return app

@@ -29,7 +29,7 @@ from app.settings import PROJECT_ROOT, Settings
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
 use_fast_hashing_for_tests()
 BACKENDS = ["sqlite", "postgresql"]
-CONTENT_DIR = Path(os.environ.get("PREFILL_TEST_CONTENT", PROJECT_ROOT / "content"))
+CONTENT_DIR = PROJECT_ROOT / "content"
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

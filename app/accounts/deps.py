@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import Depends, Request
+from fastapi import BackgroundTasks, Depends, Request
+from starlette.concurrency import run_in_threadpool
 
 from app.accounts.sessions import (
     ANONYMOUS,
     SESSION_COOKIE,
     Viewer,
     find_session,
+    needs_touch,
     touch,
+    touch_later,
     unsign_token,
 )
 from app.db.models.accounts import User
@@ -20,8 +23,9 @@ from app.db.session import SAFE_METHODS, DbSession
 from app.web.csrf import csrf_token
 
 
-def get_viewer(request: Request, db: DbSession) -> Viewer:
-    """The signed-in user, if the session cookie names a live session (one query, or none)."""
+async def get_viewer(request: Request, db: DbSession, background: BackgroundTasks) -> Viewer:
+    """The signed-in user, if the session cookie names a live session (one query, or none:
+    a visitor costs no database work and no worker thread)."""
     cached = getattr(request.state, "viewer", None)
     if cached is not None:
         return cached
@@ -29,15 +33,22 @@ def get_viewer(request: Request, db: DbSession) -> Viewer:
     cookie = request.cookies.get(SESSION_COOKIE)
     token = unsign_token(request.app.state.secret_key, cookie) if cookie else None
     if token:
-        found = find_session(db, token)
+        found = await run_in_threadpool(find_session, db, token)
         if found:
             session_row, user = found
             if request.method in SAFE_METHODS:
-                # A read request's transaction is read-only; record activity on the side.
-                with request.app.state.db.writer() as side, side.begin():
-                    touch(side, session_row)
+                # A read request's transaction stays read-only; record activity once the
+                # response is out (a second connection held during the request could starve
+                # the pool under load).
+                if needs_touch(session_row):
+                    background.add_task(
+                        request.app.state.write_gate.run,
+                        touch_later,
+                        request.app.state.db.writer,
+                        session_row.id,
+                    )
             else:
-                touch(db, session_row)
+                await run_in_threadpool(touch, db, session_row)
             viewer = Viewer(user=user, session=session_row)
     request.state.viewer = viewer
     return viewer
@@ -53,7 +64,7 @@ class LoginRequired(Exception):
         self.next_path = next_path
 
 
-def require_user(request: Request, viewer: CurrentViewer) -> User:
+async def require_user(request: Request, viewer: CurrentViewer) -> User:
     if viewer.user is None:
         path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         raise LoginRequired(path)

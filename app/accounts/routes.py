@@ -260,15 +260,28 @@ def reset(
 
 
 @router.get("/verify-email/{token}")
-def verify_email(request: Request, token: str, db: DbSession, templates: Templates) -> Response:
-    found = tokens.find_valid(db, token, tokens.VERIFY)
-    verified = False
-    if found is not None and tokens.consume(db, found[0]):
-        accounts.mark_verified(db, found[1])
-        verified = True
+def verify_email_page(
+    request: Request, token: str, db: DbSession, templates: Templates
+) -> Response:
+    """Shows a button: mail scanners fetch links before people do, so a GET changes nothing."""
+    valid = tokens.find_valid(db, token, tokens.VERIFY) is not None
     return templates.page(
         request,
         "accounts/verified.html",
-        {"verified": verified},
+        {"token": token, "valid": valid, "verified": False},
+        status_code=200 if valid else 410,
+    )
+
+
+@router.post("/verify-email/{token}")
+def verify_email(request: Request, token: str, db: DbSession, templates: Templates) -> Response:
+    found = tokens.find_valid(db, token, tokens.VERIFY)
+    verified = found is not None and tokens.consume(db, found[0])
+    if found is not None and verified:
+        accounts.mark_verified(db, found[1])
+    return templates.page(
+        request,
+        "accounts/verified.html",
+        {"token": token, "valid": verified, "verified": verified},
         status_code=200 if verified else 410,
     )

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from itsdangerous import BadSignature, Signer
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.base import utcnow
 from app.db.models.accounts import User, UserSession
@@ -90,14 +90,27 @@ def find_session(db: Session, token: str) -> tuple[UserSession, User] | None:
     return (row[0], row[1]) if row else None
 
 
+def needs_touch(session_row: UserSession) -> bool:
+    return utcnow() - session_row.last_seen_at >= LAST_SEEN_RESOLUTION
+
+
 def touch(db: Session, session_row: UserSession) -> None:
     """Record activity (and slide the expiry) at most every few minutes."""
+    if needs_touch(session_row):
+        _mark_seen(db, session_row.id)
+
+
+def touch_later(writer: sessionmaker[Session], session_id: int) -> None:
+    """The same, from a background task after the response (its own short transaction)."""
+    with writer() as db, db.begin():
+        _mark_seen(db, session_id)
+
+
+def _mark_seen(db: Session, session_id: int) -> None:
     now = utcnow()
-    if now - session_row.last_seen_at < LAST_SEEN_RESOLUTION:
-        return
     db.execute(
         update(UserSession)
-        .where(UserSession.id == session_row.id)
+        .where(UserSession.id == session_id)
         .values(last_seen_at=now, expires_at=now + SESSION_LIFETIME)
     )
 

@@ -139,8 +139,17 @@ class _Renderer:
         self.widgets = widgets
         self.links: dict[Path, list[str]] = {}
 
-    def render(self, path: Path, source: str, collector: _Collector, where: str) -> str:
-        env = RenderEnv(figures=self.figures, widgets=self.widgets)
+    def render(
+        self,
+        path: Path,
+        source: str,
+        collector: _Collector,
+        where: str,
+        widget_defaults: dict[str, str] | None = None,
+    ) -> str:
+        env = RenderEnv(
+            figures=self.figures, widgets=self.widgets, widget_defaults=widget_defaults or {}
+        )
         html = self.md.render(source, {ENV_KEY: env})
         self.links.setdefault(path, []).extend(env.links)
         for message in env.errors:
@@ -183,7 +192,12 @@ def _load_question(
         )
         return None
     answer, sources = sections
-    answer_html = renderer.render(path, answer.source, collector, "Answer")
+    defaults = (
+        {key: str(value) for key, value in meta.widget.model_dump().items() if value is not None}
+        if meta.widget
+        else {}
+    )
+    answer_html = renderer.render(path, answer.source, collector, "Answer", defaults)
     teaser_source = meta.teaser or first_paragraph(renderer.md, answer.source)
     teaser_html = renderer.render(path, teaser_source, collector, "teaser")
     lede_html = renderer.render(path, meta.lede, collector, "lede")

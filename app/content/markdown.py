@@ -51,6 +51,8 @@ class RenderEnv:
 
     figures: FigureResolver | None = None
     widgets: WidgetResolver | None = None
+    # The page's `widget:` front matter: defaults a ```sizing block may leave out.
+    widget_defaults: dict[str, str] = field(default_factory=dict)
     links: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     directives: list[Directive] = field(default_factory=list)
@@ -149,7 +151,8 @@ def make_markdown() -> MarkdownIt:
             return default_fence(tokens, idx, options, env)
         state = _state(env)
         try:
-            directive = parse_widget_block(token.content)
+            block = parse_widget_block(token.content)
+            directive = Directive(block.name, {**state.widget_defaults, **block.args}, block.source)
             state.directives.append(directive)
             if state.widgets is None:
                 raise DirectiveError("the sizing widget is not available here")

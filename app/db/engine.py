@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-SQLITE_BUSY_TIMEOUT_MS = 15_000
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+WRITE_QUEUE_TIMEOUT_S = 30.0
 
 
 def normalise_url(url: str) -> str:
@@ -19,16 +22,26 @@ def normalise_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str, *, pool_size: int = 5, max_overflow: int = 10) -> Engine:
+def make_engine(url: str, *, pool_size: int = 10, max_overflow: int = 30) -> Engine:
+    """One pool per process. Size it to the request threadpool (anyio's default is 40 threads):
+    each request holds at most one connection, so pool_size + max_overflow ≥ 40 never waits."""
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 15})
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            pool_size=pool_size,
+            max_overflow=max_overflow,
+        )
+        writes = _WriteQueue()
         event.listen(engine, "connect", _sqlite_on_connect)
-        event.listen(engine, "begin", _sqlite_on_begin)
+        event.listen(engine, "begin", writes.begin)
+        event.listen(engine, "commit", writes.end)
+        event.listen(engine, "rollback", writes.end)
         return engine
     return create_engine(
         url,
@@ -51,12 +64,36 @@ def _sqlite_on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-un
     cursor.close()
 
 
-def _sqlite_on_begin(connection) -> None:  # type: ignore[no-untyped-def]
-    # A write transaction takes the lock up front (BEGIN IMMEDIATE), so two writers queue on the
-    # busy timeout instead of one failing with "database is locked" when both upgrade a read lock.
-    # Reads stay deferred so they never wait for a writer under WAL.
-    write = connection.get_execution_options().get(WRITE_OPTION, False)
-    connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+class _WriteQueue:
+    """SQLite allows one writer at a time. A write transaction takes the lock up front (BEGIN
+    IMMEDIATE), so two writers never deadlock upgrading read locks ("database is locked"); and
+    writers in this process queue on a lock of ours first, which hands over at once, where
+    SQLite's busy handler would poll with growing sleeps and leave the database idle between
+    writers under load. Reads stay deferred: under WAL they never wait for a writer.
+    (Other processes on the same file still queue on the busy timeout.)"""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def begin(self, connection) -> None:  # type: ignore[no-untyped-def]
+        if not connection.get_execution_options().get(WRITE_OPTION, False):
+            connection.exec_driver_sql("BEGIN")
+            return
+        if not self._lock.acquire(timeout=WRITE_QUEUE_TIMEOUT_S):
+            raise OperationalError("BEGIN IMMEDIATE", {}, TimeoutError("write queue timed out"))
+        connection.info[_HOLDS_WRITE_LOCK] = True
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            self.end(connection)
+            raise
+
+    def end(self, connection) -> None:  # type: ignore[no-untyped-def]
+        if connection.info.pop(_HOLDS_WRITE_LOCK, False):
+            self._lock.release()
+
+
+_HOLDS_WRITE_LOCK = "prefill_holds_write_lock"
 
 
 WRITE_OPTION = "prefill_write"

@@ -2,27 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
+from starlette.concurrency import run_in_threadpool
 
 from app.db.engine import make_engine, make_sessionmakers
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+READ_ONLY_FLAG = "prefill_read_only"
 AFTER_COMMIT = "after_commit"
 
 
 class Database:
     """One engine per process and the two session factories built on it."""
 
-    def __init__(self, url: str, *, pool_size: int = 5, max_overflow: int = 10) -> None:
+    def __init__(self, url: str, *, pool_size: int = 10, max_overflow: int = 30) -> None:
         self.engine: Engine = make_engine(url, pool_size=pool_size, max_overflow=max_overflow)
         self.reader: sessionmaker[Session]
         self.writer: sessionmaker[Session]
         self.reader, self.writer = make_sessionmakers(self.engine)
+        # Requests that may use a connection at once: the pool's capacity. A request waits
+        # for a slot in the event loop, holding nothing; once it has one, a connection is
+        # always free, so no worker thread ever blocks on the pool (which deadlocks when the
+        # requests holding connections need a thread to finish).
+        self.slots = pool_size + max_overflow
+        self._slots: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+    def slot(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if loop not in self._slots:  # one per event loop (tests run several)
+            self._slots[loop] = asyncio.Semaphore(self.slots)
+        return self._slots[loop]
 
     def ping(self) -> None:
         with self.engine.connect() as connection:
@@ -32,25 +47,37 @@ class Database:
         self.engine.dispose()
 
 
-def get_db(request: Request) -> Iterator[Session]:
+async def get_db(request: Request) -> AsyncIterator[Session]:
     """The request's unit of work: commit when the handler returns, roll back if it raises.
 
     Used with scope="function" so the commit happens before the response is sent: a client never
     sees success for a write that did not land. Services flush; only this commits.
+
+    A Session connects lazily, so a request that never touches the database (a cached page)
+    costs no connection and no worker thread: the blocking calls below only run, in the
+    threadpool, when a transaction was actually begun.
     """
     database: Database = request.app.state.db
-    factory = database.reader if request.method in SAFE_METHODS else database.writer
-    session = factory()
-    try:
-        yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+    read_only = request.method in SAFE_METHODS or request.scope.get("state", {}).get(READ_ONLY_FLAG)
+    factory = database.reader if read_only else database.writer
+    async with database.slot():
+        session = factory()
+        request.state.db = session  # for template context providers: one connection per request
+        try:
+            yield session
+            if session.in_transaction():
+                await run_in_threadpool(session.commit)
+        except BaseException:
+            if session.in_transaction():
+                await run_in_threadpool(session.rollback)
+            raise
+        finally:
+            if session.in_transaction():
+                await run_in_threadpool(session.close)
+            else:
+                session.close()
     for callback in session.info.get(AFTER_COMMIT, ()):
-        callback()
+        await run_in_threadpool(callback)
 
 
 def after_commit(session: Session, callback: Callable[[], None]) -> None:

@@ -12,7 +12,8 @@ from app.discussion.service import unread_count
 
 def notification_context(request: Request) -> dict[str, Any]:
     viewer = getattr(request.state, "viewer", None)
-    if viewer is None or viewer.user is None:
+    db = getattr(request.state, "db", None)
+    if viewer is None or viewer.user is None or db is None:
         return {"unread_replies": 0}
-    with request.app.state.db.reader() as db:
-        return {"unread_replies": unread_count(db, viewer.user)}
+    # The request's own session: a second connection per request could starve the pool.
+    return {"unread_replies": unread_count(db, viewer.user)}

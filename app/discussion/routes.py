@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.deps import CurrentUser, CurrentViewer
@@ -252,17 +252,27 @@ def report(
 
 @router.get("/notifications")
 def notifications(
-    request: Request, db: DbSession, templates: Templates, user: CurrentUser
+    request: Request,
+    db: DbSession,
+    templates: Templates,
+    user: CurrentUser,
+    background: BackgroundTasks,
 ) -> Response:
     items = service.recent_notifications(db, user)
     unread = {n.id for n, _, _ in items if n.read_at is None}
-    if unread:
-        service.mark_all_read(db, user)
+    if unread:  # seen now; recorded after the response (this GET's transaction is read-only)
+        state = request.app.state
+        background.add_task(state.write_gate.run, mark_read_later, state.db.writer, user.id)
     response = templates.page(
         request, "discussion/notifications.html", {"items": items, "unread": unread}
     )
     response.headers["cache-control"] = "private, no-store"
     return response
+
+
+def mark_read_later(writer, user_id: int) -> None:  # type: ignore[no-untyped-def]
+    with writer() as db, db.begin():
+        service.mark_all_read_by_id(db, user_id)
 
 
 @router.post("/account/discussion")

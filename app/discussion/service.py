@@ -360,11 +360,18 @@ def has_opened_answer(db: Session, user: User, slugs: tuple[str, ...]) -> bool:
 
 
 def record_answer_opened(db: Session, user: User, slug: str) -> None:
-    if has_opened_answer(db, user, (slug,)):
+    record_answer_opened_by_id(db, user.id, slug)
+
+
+def record_answer_opened_by_id(db: Session, user_id: int, slug: str) -> None:
+    exists_already = db.scalar(
+        select(exists().where(AnswerView.user_id == user_id, AnswerView.question_slug == slug))
+    )
+    if exists_already:
         return
     try:
         with db.begin_nested():
-            db.add(AnswerView(user_id=user.id, question_slug=slug))
+            db.add(AnswerView(user_id=user_id, question_slug=slug))
             db.flush()
     except IntegrityError:  # opened in another tab at the same moment
         pass
@@ -406,8 +413,12 @@ def recent_notifications(
 
 
 def mark_all_read(db: Session, user: User) -> None:
+    mark_all_read_by_id(db, user.id)
+
+
+def mark_all_read_by_id(db: Session, user_id: int) -> None:
     db.execute(
         update(Notification)
-        .where(Notification.user_id == user.id, Notification.read_at.is_(None))
+        .where(Notification.user_id == user_id, Notification.read_at.is_(None))
         .values(read_at=utcnow())
     )

@@ -11,15 +11,15 @@ from app.settings import Settings
 from app.web.templating import Renderer
 
 
-def get_content(request: Request) -> ContentStore:
+async def get_content(request: Request) -> ContentStore:
     return request.app.state.content.store
 
 
-def get_renderer(request: Request) -> Renderer:
+async def get_renderer(request: Request) -> Renderer:
     return request.app.state.renderer
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 

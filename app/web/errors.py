@@ -8,6 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
 
 logger = logging.getLogger("prefill")
@@ -74,11 +75,22 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         if wants_json(request):
-            return JSONResponse({"detail": exc.errors()}, status_code=422)
+            # Only the parts that are always JSON-safe: echoing `input` back could hold NaN or
+            # huge values, which would turn a 422 into a 500.
+            details = [
+                {
+                    "loc": [str(p) for p in e.get("loc", ())],
+                    "msg": str(e.get("msg")),
+                    "type": str(e.get("type")),
+                }
+                for e in exc.errors()
+            ]
+            return JSONResponse({"detail": details}, status_code=422)
         return error_response(request, 422, _describe_validation(exc))
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(DBAPIError)
+    @app.exception_handler(PoolTimeout)
     async def database_unavailable(request: Request, exc: Exception) -> Response:
         logger.warning("database error: %s", exc)
         message = "The database is not answering right now. Please try again in a few seconds."

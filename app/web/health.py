@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from sqlalchemy.exc import SQLAlchemyError
 
 router = APIRouter(include_in_schema=False)
@@ -28,3 +28,9 @@ def healthz(request: Request) -> JSONResponse:
         body.update(status="unavailable", database="unreachable")
         return JSONResponse(body, status_code=503, headers={"cache-control": "no-store"})
     return JSONResponse(body, headers={"cache-control": "no-store"})
+
+
+@router.get("/ping")
+def ping() -> PlainTextResponse:
+    """The cheapest endpoint through the whole stack: the baseline for benchmarks."""
+    return PlainTextResponse("ok", headers={"cache-control": "no-store"})

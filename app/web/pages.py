@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, BackgroundTasks, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.access import can_read_answer
@@ -13,10 +13,18 @@ from app.db.session import DbSession
 from app.discussion import service as discussion
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
+from app.practice import progress
+from app.practice.panel import build_panel
+from app.search import browse
 from app.web.caching import conditional
 from app.web.deps import Content, Templates, base_url
 
 router = APIRouter(include_in_schema=False)
+
+
+def record_opened_later(writer, user_id: int, slug: str) -> None:  # type: ignore[no-untyped-def]
+    with writer() as db, db.begin():
+        discussion.record_answer_opened_by_id(db, user_id, slug)
 
 
 def structured_data(request: Request, question: Question, *, answer_visible: bool) -> dict:
@@ -55,13 +63,20 @@ def _validated_filters(
 @router.get("/")
 def home(
     request: Request,
+    db: DbSession,
     content: Content,
     templates: Templates,
+    viewer: CurrentViewer,
     track: str | None = None,
     level: str | None = None,
+    status: str | None = None,
 ) -> Response:
     track, level = _validated_filters(content, track, level)
-    questions = content.filter_questions(track=track, level=level)
+    status = browse.validated_status(status)
+    statuses = browse.member_statuses(db, viewer, content)  # None for visitors: no filter
+    questions = browse.filter_by_status(
+        content.filter_questions(track=track, level=level), statuses, status
+    )
     values = {
         "questions": questions,
         "tracks": content.tracks,
@@ -69,10 +84,11 @@ def home(
         "selected_track": track,
         "selected_level": level,
         "total": len(content.questions),
+        **browse.list_values(statuses, status, list_url="/"),
     }
     return conditional(
         request,
-        [content.fingerprint],
+        [content.fingerprint, browse.statuses_version(statuses)],
         lambda: templates.page(
             request, "home.html", values, fragment="partials/question_list.html"
         ),
@@ -87,6 +103,7 @@ def question_page(
     content: Content,
     templates: Templates,
     viewer: CurrentViewer,
+    background: BackgroundTasks,
     sort: str = "top",
     open: str = "",
 ) -> Response:
@@ -101,9 +118,15 @@ def question_page(
     readable = can_read_answer(viewer, question)
     just_opened = readable and open == "answer" and viewer.user is not None
     if just_opened:
-        # Arriving from "sign up to read the answer": they asked for it, so it opens.
-        with request.app.state.db.writer() as side, side.begin():
-            discussion.record_answer_opened(side, viewer.user, question.slug)
+        # Arriving from "sign up to read the answer": they asked for it, so it opens. Recorded
+        # after the response, in its own transaction (this GET's transaction stays read-only).
+        background.add_task(
+            request.app.state.write_gate.run,
+            record_opened_later,
+            request.app.state.db.writer,
+            viewer.user.id,
+            question.slug,
+        )
     thread_subject = resolve_subject(content, "question", question.slug)[0]
     version = discussion.thread_version(db, thread_subject)
 
@@ -111,13 +134,22 @@ def question_page(
         thread = build_thread(
             db, content, viewer, "question", question.slug, sort=sort, just_opened=just_opened
         )
-        # Members try first: their answer stays folded until they open it (and that is recorded).
-        answer_shown = readable and thread.answer_opened
+        panel = None
+        up_next = content.up_next(question)
+        if viewer.user is not None:
+            panel = build_panel(
+                db, viewer.user, question, thread.subject.slugs, opened_before=thread.answer_opened
+            )
+            acts = progress.activity(db, viewer.user, content)
+            up_next = progress.personal_up_next(content, question, acts) or up_next
+        # Members try first: the answer stays folded until they reveal it for their attempt.
+        answer_shown = readable and (panel.answer_shown if panel else thread.answer_opened)
         values = {
             "question": question,
             "answer_visible": answer_shown,
             "answer_readable": readable,
-            "up_next": content.up_next(question),
+            "practice": panel,
+            "up_next": up_next,
             "concept_index": content.concept_by_slug,
             "thread": thread,
             "composer": {},
@@ -127,7 +159,12 @@ def question_page(
         }
         return templates.page(request, "question.html", values)
 
-    return conditional(request, [content.fingerprint, version, sort, just_opened], render)
+    # Member pages hold private, fast-changing practice state: no ETag for them.
+    if viewer.user is not None:
+        response = render()
+        response.headers["cache-control"] = "private, no-store"
+        return response
+    return conditional(request, [content.fingerprint, version, sort], render)
 
 
 @router.get("/concepts/{slug}")
@@ -162,14 +199,39 @@ def concept_page(
 
 
 @router.get("/tracks/{slug}")
-def track_page(request: Request, slug: str, content: Content, templates: Templates) -> Response:
+def track_page(
+    request: Request,
+    slug: str,
+    db: DbSession,
+    content: Content,
+    templates: Templates,
+    viewer: CurrentViewer,
+    level: str | None = None,
+    status: str | None = None,
+) -> Response:
     track = content.track_by_slug.get(slug)
     if track is None:
         raise HTTPException(404, detail="There is no track at this address.")
+    _, level = _validated_filters(content, None, level)
+    status = browse.validated_status(status)
+    statuses = browse.member_statuses(db, viewer, content)
+    questions = browse.filter_by_status(
+        content.filter_questions(track=track.slug, level=level), statuses, status
+    )
+    values = {
+        "track": track,
+        "questions": questions,
+        "levels": LEVEL_LABELS,
+        "selected_track": None,  # the page is the track: not a filter to clear
+        "selected_level": level,
+        **browse.list_values(statuses, status, list_url=track.url, show_track=False),
+    }
     return conditional(
         request,
-        [content.fingerprint],
-        lambda: templates.page(request, "track.html", {"track": track}),
+        [content.fingerprint, browse.statuses_version(statuses)],
+        lambda: templates.page(
+            request, "track.html", values, fragment="partials/question_list.html"
+        ),
     )
 
 

@@ -8,7 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.content.schema import LEVEL_LABELS
-from app.web import errors, health, pages, seo
+from app.web import calculator, errors, health, pages, seo
 from app.web.deps import base_url
 from app.web.templating import SITE_NAME, SITE_TAGLINE
 
@@ -35,9 +35,14 @@ def install(app: FastAPI) -> None:
     from app.accounts import routes as account_pages
     from app.accounts.deps import LoginRequired, login_url, viewer_context
     from app.api import content as content_api
+    from app.api import sizing as sizing_api
     from app.discussion import moderation_routes, notify
     from app.discussion import routes as discussion_routes
     from app.discussion.context import notification_context
+    from app.practice import export as _practice_export  # noqa: F401  (registers the export)
+    from app.practice import me_routes
+    from app.practice import routes as practice_routes
+    from app.search import routes as search_routes
 
     app.state.context_providers.extend([site_context, viewer_context, notification_context])
     errors.install_error_handlers(app)
@@ -60,7 +65,12 @@ def install(app: FastAPI) -> None:
         discussion_routes.router,
         moderation_routes.router,
         notify.router,
+        practice_routes.router,
+        me_routes.router,
+        search_routes.router,
         content_api.router,
+        sizing_api.router,
+        calculator.router,
     )
     for router in routers:
         app.include_router(router)

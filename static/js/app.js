@@ -39,6 +39,43 @@
     }
     toast(text || ("The request failed (" + xhr.status + ")."), true);
   });
+  // Attempts survive a sign-in detour or an expired session: the text is mirrored in this
+  // browser's localStorage until the server confirms a save, and restored into an empty box.
+  function attemptKey(slug) { return "prefill:attempt:" + slug; }
+  function storeLocal(slug, text) {
+    try { if (text) { localStorage.setItem(attemptKey(slug), text); } else { localStorage.removeItem(attemptKey(slug)); } } catch (e) { /* storage full or disabled */ }
+  }
+  function readLocal(slug) {
+    try { return localStorage.getItem(attemptKey(slug)) || ""; } catch (e) { return ""; }
+  }
+  function initAttempts(root) {
+    root.querySelectorAll("textarea[data-local-attempt]").forEach(function (box) {
+      var slug = box.getAttribute("data-local-attempt");
+      if (!box.value) { box.value = readLocal(slug); }
+      box.addEventListener("input", function () { storeLocal(slug, box.value); });
+    });
+    root.querySelectorAll("textarea[data-autosave-key]").forEach(function (box) {
+      var slug = box.getAttribute("data-autosave-key");
+      box.addEventListener("input", function () { storeLocal(slug, box.value); });
+      var kept = readLocal(slug);
+      if (!box.value.trim() && kept) {
+        box.value = kept;
+        box.dispatchEvent(new Event("input", { bubbles: true }));  // saves it to the account
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { initAttempts(document); });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var box = event.detail.elt;
+    if (box && box.matches && box.matches("textarea[data-autosave-key]") && event.detail.successful) {
+      storeLocal(box.getAttribute("data-autosave-key"), "");  // the server has it now
+    }
+  });
+  document.addEventListener("submit", function (event) {
+    var box = event.target.querySelector && event.target.querySelector("textarea[data-autosave-key]");
+    if (box) { storeLocal(box.getAttribute("data-autosave-key"), box.value); }
+  });
+
   document.addEventListener("htmx:sendError", function () {
     toast("Could not reach Prefill. Check your connection and try again.", true);
   });

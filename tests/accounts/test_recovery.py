@@ -34,8 +34,12 @@ def test_signup_sends_a_verification_link_that_works_once(client: TestClient) ->
     mail = client.app.state.mailer.sent[-1]
     assert mail.to == email and "Confirm" in mail.subject
     link = link_in(mail.text, "/verify-email")
-    assert client.get(link).status_code == 200
+    assert client.get(link).status_code == 200  # a page with a button: scanners change nothing
+    assert "Not confirmed yet" in client.get("/account").text
+    token = csrf_token(client, link)
+    assert client.post(link, data={"csrf_token": token}).status_code == 200
     assert "Confirmed" in client.get("/account").text
+    assert client.post(link, data={"csrf_token": token}).status_code == 410
     assert client.get(link).status_code == 410
 
 

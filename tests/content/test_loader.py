@@ -74,3 +74,24 @@ def test_front_matter_split() -> None:
     assert split_front_matter("---\na: 1\n---\nbody\n") == ("a: 1\n", "body\n")
     with pytest.raises(ValueError, match="not closed"):
         split_front_matter("---\na: 1\n")
+
+
+def test_widget_front_matter_fills_in_what_a_block_leaves_out(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURES / "valid" / "content", root)
+    page = root / "questions" / "second-question.md"
+    text = page.read_text().replace(
+        "teaser: An author-written teaser.", "teaser: T.\nwidget:\n  model: llama-3.1-8b\n  gpus: 2"
+    )
+    text = text.replace("Short answer", "```sizing\ngpus: 4\ncontext: 8192\n```\n\nShort answer")
+    page.write_text(text)
+    seen: list[dict[str, str]] = []
+
+    def widget(directive: Directive) -> str:
+        seen.append(directive.args)
+        return ""
+
+    load_content(root, figures=fake_figure, widgets=widget)
+    assert seen == [{"model": "llama-3.1-8b", "gpus": "4", "context": "8192"}]
