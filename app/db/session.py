@@ -67,6 +67,10 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
             yield session
             if session.in_transaction():
                 await run_in_threadpool(session.commit)
+                if not read_only:  # this process's cached versions may now be stale
+                    forget = getattr(request.app.state, "forget_versions", None)
+                    if forget is not None:
+                        forget()
         except BaseException:
             if session.in_transaction():
                 await run_in_threadpool(session.rollback)

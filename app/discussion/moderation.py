@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts import service as accounts
 from app.db.base import utcnow
 from app.db.models.accounts import User
 from app.db.models.discussion import ModerationAction, Post, Report, Vote
-from app.discussion.service import DiscussionError, _remove, get_post
+from app.discussion.service import DiscussionError, _bump, _remove, get_post, recount
 
 NOTE_MAX = 500
 
@@ -78,6 +78,7 @@ def hide(db: Session, moderator: User, post_id: int, note: str) -> Post:
     _require_moderator(moderator)
     note = _note(note, required=True)
     post = get_post(db, post_id)
+    _bump(db, post, -1 if post.hidden_at is None else 0)
     post.hidden_at = utcnow()
     post.hidden_note = note
     _resolve_reports(db, post.id)
@@ -89,6 +90,7 @@ def restore(db: Session, moderator: User, post_id: int, note: str) -> Post:
     _require_moderator(moderator)
     note = _note(note, required=False)
     post = get_post(db, post_id)
+    _bump(db, post, +1 if post.hidden_at is not None else 0)
     post.hidden_at = None
     post.hidden_note = ""
     _record(db, moderator, "restore", post_id=post.id, target_user_id=post.author_id, note=note)
@@ -157,6 +159,13 @@ def remove_member_contributions(db: Session, user: User) -> None:
     """Votes are taken back (scores stay exact); posts go, or stay as "deleted" placeholders
     where others replied to them, with the text and the author removed."""
     voted_posts = select(Vote.post_id).where(Vote.user_id == user.id).scalar_subquery()
+    touched = set(
+        db.execute(
+            select(Post.subject_type, Post.subject_slug)
+            .distinct()
+            .where(or_(Post.id.in_(voted_posts), Post.author_id == user.id))
+        ).all()
+    )
     db.execute(update(Post).where(Post.id.in_(voted_posts)).values(score=Post.score - 1))
     db.execute(delete(Vote).where(Vote.user_id == user.id))
     # Replies first, so a top-level post whose only replies were theirs needs no placeholder.
@@ -167,6 +176,8 @@ def remove_member_contributions(db: Session, user: User) -> None:
     ).all()
     for post in posts:
         _remove(db, post)
+    for subject_type, subject_slug in touched:
+        recount(db, subject_type, subject_slug)
 
 
 def export_contributions(db: Session, user: User) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.deps import CurrentUser
 from app.db.models.accounts import User
+from app.db.models.discussion import Post
 from app.db.session import DbSession
 from app.discussion import moderation
 from app.discussion.service import REPORT_REASONS, DiscussionError
@@ -58,6 +59,26 @@ def log_page(request: Request, db: DbSession, templates: Templates, user: Curren
     response = templates.page(
         request, "discussion/moderation_log.html", {"entries": moderation.log(db, user)}
     )
+    response.headers["cache-control"] = "private, no-store"
+    return response
+
+
+@router.get("/moderation/posts/{post_id}")
+def moderate_post(
+    request: Request, post_id: int, db: DbSession, templates: Templates, user: CurrentUser
+) -> Response:
+    _moderator(user)
+    post = db.get(Post, post_id)
+    if post is None or post.deleted_at is not None:
+        return error_response(request, 404, "That post does not exist (it may have been deleted).")
+    author = db.get(User, post.author_id) if post.author_id else None
+    section = "questions" if post.subject_type == "question" else "concepts"
+    values = {
+        "post": post,
+        "author": author,
+        "back_url": f"/{section}/{post.subject_slug}#post-{post.id}",
+    }
+    response = templates.page(request, "discussion/moderate_post.html", values)
     response.headers["cache-control"] = "private, no-store"
     return response
 

@@ -228,6 +228,26 @@ def vote(
     )
 
 
+def thread_url(post) -> str:  # type: ignore[no-untyped-def]
+    section = "questions" if post.subject_type == "question" else "concepts"
+    return f"/{section}/{post.subject_slug}#post-{post.id}"
+
+
+@router.get("/posts/{post_id}/report")
+def report_form(
+    request: Request, post_id: int, db: DbSession, templates: Templates, user: CurrentUser
+) -> Response:
+    """Loaded into the thread by HTMX, or a page of its own without JavaScript."""
+    try:
+        post = service.get_post(db, post_id)
+    except DiscussionError as error:
+        return error_response(request, error.status, error.message)
+    values = {"post": post, "report_reasons": REPORT_REASONS, "back_url": thread_url(post)}
+    return templates.page(
+        request, "discussion/report.html", values, fragment="partials/report_form.html"
+    )
+
+
 @router.post("/posts/{post_id}/report")
 def report(
     request: Request,

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import and_, delete, exists, func, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models.accounts import User
-from app.db.models.discussion import AnswerView, Notification, Post, Report, Vote
+from app.db.models.discussion import AnswerView, Notification, Post, Report, ThreadStats, Vote
 from app.discussion.render import MAX_LENGTH, render_post
 
 PAGE_SIZE = 20
@@ -92,29 +93,74 @@ def _thread_filter(subject: Subject):  # type: ignore[no-untyped-def]
     return and_(Post.subject_type == subject.type, Post.subject_slug.in_(subject.slugs))
 
 
+def _stats_filter(subject: Subject):  # type: ignore[no-untyped-def]
+    return and_(
+        ThreadStats.subject_type == subject.type, ThreadStats.subject_slug.in_(subject.slugs)
+    )
+
+
 def visible_count(db: Session, subject: Subject) -> int:
     """Posts a reader can see: not deleted, not hidden. (What "Discussion · N" shows.)"""
-    statement = (
-        select(func.count())
-        .select_from(Post)
-        .where(_thread_filter(subject), Post.deleted_at.is_(None), Post.hidden_at.is_(None))
+    total = db.scalar(select(func.sum(ThreadStats.visible_count)).where(_stats_filter(subject)))
+    return int(total or 0)
+
+
+def _bump(db: Session, post: Post, visible_delta: int) -> None:
+    """Record a change to post's thread: the version always moves; the count by `visible_delta`.
+    One atomic upsert in the caller's transaction, so concurrent changes all count."""
+    dialect = db.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    db.execute(
+        insert(ThreadStats)
+        .values(
+            subject_type=post.subject_type,
+            subject_slug=post.subject_slug,
+            visible_count=visible_delta,
+            version=1,
+        )
+        .on_conflict_do_update(
+            index_elements=["subject_type", "subject_slug"],
+            set_={
+                "visible_count": ThreadStats.visible_count + visible_delta,
+                "version": ThreadStats.version + 1,
+            },
+        )
     )
-    return int(db.scalar(statement) or 0)
+
+
+def recount(db: Session, subject_type: str, subject_slug: str) -> None:
+    """Recompute a thread's visible count from its posts (after bulk changes such as an
+    account deletion) and move its version."""
+    visible = db.scalar(
+        select(func.count()).where(
+            Post.subject_type == subject_type,
+            Post.subject_slug == subject_slug,
+            Post.deleted_at.is_(None),
+            Post.hidden_at.is_(None),
+        )
+    )
+    dialect = db.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    db.execute(
+        insert(ThreadStats)
+        .values(
+            subject_type=subject_type, subject_slug=subject_slug, visible_count=visible, version=1
+        )
+        .on_conflict_do_update(
+            index_elements=["subject_type", "subject_slug"],
+            set_={"visible_count": visible, "version": ThreadStats.version + 1},
+        )
+    )
 
 
 def thread_version(db: Session, subject: Subject) -> tuple[object, ...]:
-    """One cheap query that changes whenever anything a reader sees in the thread changes."""
-    row = db.execute(
-        select(
-            func.count(),
-            func.max(Post.id),
-            func.sum(Post.score),
-            func.max(Post.edited_at),
-            func.max(Post.hidden_at),
-            func.max(Post.deleted_at),
-        ).where(_thread_filter(subject))
-    ).one()
-    return tuple(row)
+    """Changes whenever anything a reader sees in the thread changes (one indexed row)."""
+    rows = db.execute(
+        select(ThreadStats.subject_slug, ThreadStats.version, ThreadStats.visible_count)
+        .where(_stats_filter(subject))
+        .order_by(ThreadStats.subject_slug)
+    ).all()
+    return tuple(tuple(row) for row in rows)
 
 
 def parse_cursor(sort: str, cursor: str | None) -> tuple[int, int] | None:
@@ -247,6 +293,7 @@ def create_post(
     )
     db.add(post)
     db.flush()
+    _bump(db, post, +1)
     if parent_id is not None:
         _notify_parent_author(db, parent_id, post, author)
     return post
@@ -275,6 +322,7 @@ def edit_post(db: Session, post_id: int, user: User, body: str) -> Post:
         post.body_html = render_post(body)
         post.edited_at = utcnow()
         db.flush()
+        _bump(db, post, 0)
     return post
 
 
@@ -285,6 +333,7 @@ def delete_post(db: Session, post_id: int, user: User) -> Post | None:
 
 
 def _remove(db: Session, post: Post) -> Post | None:
+    _bump(db, post, -1 if post.is_visible else 0)
     has_replies = db.scalar(
         select(exists().where(Post.parent_id == post.id, Post.deleted_at.is_(None)))
     )
@@ -308,6 +357,7 @@ def toggle_vote(db: Session, post_id: int, user: User) -> tuple[Post, bool]:
     removed = db.execute(delete(Vote).where(Vote.post_id == post_id, Vote.user_id == user.id))
     if removed.rowcount:  # type: ignore[attr-defined]
         db.execute(update(Post).where(Post.id == post_id).values(score=Post.score - 1))
+        _bump(db, post, 0)
         voted = False
     else:
         try:
@@ -318,6 +368,7 @@ def toggle_vote(db: Session, post_id: int, user: User) -> tuple[Post, bool]:
             db.refresh(post)
             return post, True
         db.execute(update(Post).where(Post.id == post_id).values(score=Post.score + 1))
+        _bump(db, post, 0)
         voted = True
     db.flush()
     db.refresh(post)

@@ -10,6 +10,7 @@ from app.content.models import Question
 from app.db.models.accounts import User
 from app.db.models.practice import Attempt, Note, ReviewCard
 from app.practice import service
+from app.practice.progress import MemberRows, member_rows
 
 
 @dataclass
@@ -40,16 +41,24 @@ class PracticePanel:
 
 
 def build_panel(
-    db: Session, user: User, question: Question, slugs: tuple[str, ...], *, opened_before: bool
+    db: Session,
+    user: User,
+    question: Question,
+    slugs: tuple[str, ...],
+    *,
+    opened_before: bool,
+    rows: MemberRows | None = None,
 ) -> PracticePanel:
-    everything = service.attempts(db, user, slugs)
+    """From the member's rows (loaded once per page, shared with "Up next") plus their note."""
+    rows = rows or member_rows(db, user)
+    everything = [a for a in reversed(rows.attempts) if a.question_slug in slugs]  # newest first
     draft = everything[0] if everything and everything[0].scored_at is None else None
     return PracticePanel(
         slugs=slugs,
         draft=draft,
         history=[a for a in everything if a.scored_at is not None],
-        card=service.review_card(db, user, slugs),
-        bookmarked=service.is_bookmarked(db, user, slugs),
+        card=next((c for c in rows.cards if c.question_slug in slugs), None),
+        bookmarked=any(b.question_slug in slugs for b in rows.bookmarks),
         note=service.note(db, user, slugs),
         answer_opened_before=opened_before,
     )

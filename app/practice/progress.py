@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from app.content.models import Concept, Question, Track
 from app.content.store import ContentStore
 from app.db.models.accounts import User
-from app.db.models.practice import ActiveDay, Attempt
+from app.db.models.practice import ActiveDay, Attempt, Bookmark, ReviewCard
 from app.practice import service
 
 WEAK_ITEMS = 5
@@ -74,8 +74,25 @@ def canonical(store: ContentStore, slug: str) -> Question | None:
     return store.question_by_slug.get(store.question_aliases.get(slug, slug))
 
 
-def activity(db: Session, user: User, store: ContentStore) -> dict[str, QuestionActivity]:
+@dataclass
+class MemberRows:
+    """Everything a member has practised, in three queries (a few rows per question)."""
+
+    attempts: list[Attempt]  # oldest first
+    cards: list[ReviewCard]
+    bookmarks: list[Bookmark]
+
+
+def member_rows(db: Session, user: User) -> MemberRows:
+    attempts = db.scalars(select(Attempt).where(Attempt.user_id == user.id).order_by(Attempt.id))
+    return MemberRows(list(attempts), service.all_cards(db, user), service.bookmarks(db, user))
+
+
+def activity(
+    db: Session, user: User, store: ContentStore, rows: MemberRows | None = None
+) -> dict[str, QuestionActivity]:
     """Per current question (by canonical slug): attempts, scores, schedule and bookmark."""
+    rows = rows or member_rows(db, user)
     result: dict[str, QuestionActivity] = {}
 
     def entry(slug: str) -> QuestionActivity | None:
@@ -84,8 +101,7 @@ def activity(db: Session, user: User, store: ContentStore) -> dict[str, Question
             return None
         return result.setdefault(question.slug, QuestionActivity(question=question))
 
-    rows = db.scalars(select(Attempt).where(Attempt.user_id == user.id).order_by(Attempt.id)).all()
-    for attempt in rows:
+    for attempt in rows.attempts:
         item = entry(attempt.question_slug)
         if item is None:
             continue
@@ -98,10 +114,10 @@ def activity(db: Session, user: User, store: ContentStore) -> dict[str, Question
             item.scored += 1
             item.last_band = attempt.band
             item.best_band = max(item.best_band or 0, attempt.band)
-    for card in service.all_cards(db, user):
+    for card in rows.cards:
         if (item := entry(card.question_slug)) is not None:
             item.due = card.due
-    for bookmark in service.bookmarks(db, user):
+    for bookmark in rows.bookmarks:
         if (item := entry(bookmark.question_slug)) is not None:
             item.bookmarked = True
     return result

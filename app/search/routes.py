@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import CurrentViewer
 from app.content.schema import LEVEL_LABELS
@@ -47,7 +48,7 @@ def _page_number(raw: str) -> int:
 
 
 @router.get("/search")
-def search_page(
+async def search_page(
     request: Request,
     db: DbSession,
     content: Content,
@@ -60,6 +61,29 @@ def search_page(
     page: str = "1",
 ) -> Response:
     filters = _filters(content, kind, track, level)
+
+    def render() -> Response:
+        return _render(request, db, content, templates, viewer, q, filters, page)
+
+    if viewer.user is not None:  # results may include answers only a member can read
+        return await run_in_threadpool(render)
+    # A visitor's results depend only on the query and the index: the same query within a
+    # moment (the live search as people type, popular terms) is answered from memory.
+    key = ("search", content.fingerprint, request.url.query, request.headers.get("hx-request", ""))
+    body, media_type, headers = await request.app.state.short_lived.get(
+        key, lambda: _frozen(render())
+    )
+    return Response(body, media_type=media_type, headers=headers)
+
+
+def _frozen(response: Response) -> tuple[bytes, str, dict[str, str]]:
+    headers = {
+        k: v for k, v in response.headers.items() if k not in {"content-length", "content-type"}
+    }
+    return bytes(response.body), response.headers.get("content-type", "text/html"), headers
+
+
+def _render(request, db, content, templates, viewer, q, filters, page) -> Response:  # type: ignore[no-untyped-def]
     query = parse(q)
     if indexer.ensure_indexed_once(request.app.state):
         # Fresh documents: an SQLite read transaction begun earlier would not see them.

@@ -11,18 +11,24 @@ a repeat visit costs a dictionary lookup instead of a template render.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
 from app.web.csrf import csrf_token
+from app.web.member_state import member_state_version
 
 PRIVATE_REVALIDATE = "private, no-cache"
 CACHE_ENTRIES = 512
+MEMBER_STATE = "member-state"  # marks parts that include the member's private state
 
 
 def make_etag(parts: Iterable[object]) -> str:
@@ -47,6 +53,7 @@ class PageCache:
         self.max_entries = max_entries
         self._entries: OrderedDict[str, tuple[bytes, str, str | None]] = OrderedDict()
         self._lock = threading.Lock()
+        self.inflight: dict[str, asyncio.Future[None]] = {}
 
     def get(self, key: str) -> tuple[bytes, str, str | None] | None:
         with self._lock:
@@ -63,11 +70,12 @@ class PageCache:
                 self._entries.popitem(last=False)
 
 
-def conditional(
-    request: Request, parts: Iterable[object], render: Callable[[], Response]
-) -> Response:
-    """Answer 304 when the client's copy is current; serve anonymous pages from the cache;
-    otherwise render and attach the ETag."""
+def _lookup(request: Request, parts: Iterable[object]) -> tuple[str, bool, Response | None]:
+    """(etag, cacheable, a response if the client's copy or our cache can answer).
+
+    A visitor's pages carry nothing per visitor. A member's carry their CSRF token and private
+    state, so their key holds their session, the token and `member_state_version` (which
+    conditional_async adds): the cache then serves a member only their own unchanged page."""
     viewer = getattr(request.state, "viewer", None)
     session = viewer.session if viewer is not None else None
     anonymous = session is None
@@ -84,17 +92,115 @@ def conditional(
     )
     headers = {"etag": etag, "cache-control": PRIVATE_REVALIDATE}
     if request.method in {"GET", "HEAD"} and _matches(request.headers.get("if-none-match"), etag):
-        return Response(status_code=304, headers=headers)
+        return etag, anonymous, Response(status_code=304, headers=headers)
     cache: PageCache = request.app.state.page_cache
-    if anonymous and (hit := cache.get(etag)) is not None:
+    cacheable = anonymous or MEMBER_STATE in parts
+    if cacheable and (hit := cache.get(etag)) is not None:
         body, media_type, vary = hit
         if vary:
             headers["vary"] = vary
-        return Response(body, media_type=media_type, headers=headers)
-    response = render()
+        return etag, cacheable, Response(body, media_type=media_type, headers=headers)
+    return etag, cacheable, None
+
+
+def _finish(request: Request, etag: str, cacheable: bool, response: Response) -> Response:
     if response.status_code == 200:
-        response.headers.update(headers)
-        if anonymous:
+        response.headers.update({"etag": etag, "cache-control": PRIVATE_REVALIDATE})
+        if cacheable:
             media_type = response.headers.get("content-type", "text/html; charset=utf-8")
-            cache.put(etag, (bytes(response.body), media_type, response.headers.get("vary")))
+            entry = (bytes(response.body), media_type, response.headers.get("vary"))
+            request.app.state.page_cache.put(etag, entry)
     return response
+
+
+def conditional(
+    request: Request, parts: Iterable[object], render: Callable[[], Response]
+) -> Response:
+    """Answer 304 when the client's copy is current; serve anonymous pages from the cache;
+    otherwise render and attach the ETag."""
+    etag, anonymous, early = _lookup(request, parts)
+    if early is not None:
+        return early
+    return _finish(request, etag, anonymous, render())
+
+
+async def conditional_async(
+    request: Request,
+    parts: Iterable[object],
+    render: Callable[[], Response],
+    *,
+    member_state: tuple[object, ...] | None = None,
+) -> Response:
+    """The same for async routes: a hit costs no worker thread; a miss renders in one. For a
+    member, the key also holds their private state (one query), so pages such as the header's
+    unread-replies badge are never served stale."""
+    parts = list(parts)
+    viewer = getattr(request.state, "viewer", None)
+    if viewer is not None and viewer.user is not None:
+        if member_state is None:  # a caller that already queried it saves a thread hop
+            member_state = await run_in_threadpool(
+                member_state_version, request.state.db, viewer.user
+            )
+        parts += [MEMBER_STATE, member_state]
+    etag, cacheable, early = _lookup(request, parts)
+    if early is not None:
+        return early
+    if not cacheable:
+        return _finish(request, etag, cacheable, await run_in_threadpool(render))
+    # One render per page however many requests miss at once (a cold start under load).
+    cache: PageCache = request.app.state.page_cache
+    pending = cache.inflight.get(etag)
+    if pending is not None and pending.get_loop() is asyncio.get_running_loop():
+        await asyncio.shield(pending)
+        _, _, early = _lookup(request, parts)
+        if early is not None:
+            return early
+    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    cache.inflight[etag] = future
+    try:
+        return _finish(request, etag, cacheable, await run_in_threadpool(render))
+    finally:
+        cache.inflight.pop(etag, None)
+        future.set_result(None)
+
+
+class ShortLived:
+    """Values remembered for a moment per process: each discussion thread's version (so a
+    visitor's cached page needs no query at all) and visitors' search results. One load per
+    key however many requests wait for it. Any write through this process clears it; a write
+    through another process reaches this one's visitors within TTL seconds. Members' pages
+    always read the database."""
+
+    TTL_SECONDS = 2.0
+    MAX_ENTRIES = 2048
+
+    def __init__(self) -> None:
+        self._versions: dict[object, tuple[Any, float]] = {}
+        self._loading: dict[object, asyncio.Future[Any]] = {}
+
+    async def get(self, key: object, load: Callable[[], Any]) -> Any:
+        hit = self._versions.get(key)
+        if hit is not None and hit[1] > time.monotonic():
+            return hit[0]
+        pending = self._loading.get(key)
+        if pending is not None and pending.get_loop() is asyncio.get_running_loop():
+            return await asyncio.shield(pending)  # one query, however many visitors wait
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._loading[key] = future
+        try:
+            version = await run_in_threadpool(load)
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: waiters re-raise it, nobody else needs to
+            raise
+        finally:
+            self._loading.pop(key, None)
+        if len(self._versions) >= self.MAX_ENTRIES:
+            self._versions.clear()  # bounded memory under a flood of distinct keys
+        self._versions[key] = (version, time.monotonic() + self.TTL_SECONDS)
+        future.set_result(version)
+        return version
+
+    def clear(self) -> None:
+        """After a write in this process: its own visitors see the change at once."""
+        self._versions.clear()

@@ -14,12 +14,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from app.sizing import GPUS, list_presets
 from app.web import sizing_format as fmt
 from app.web.body_limit import capped_body_route
-from app.web.caching import conditional
+from app.web.caching import conditional_async
 from app.web.calculator_compare import compare_view, read_compare
 from app.web.calculator_form import FIELDS, MAX_CONFIG_CHARS, CalcForm, prepare, read_form
 from app.web.calculator_view import SizingView, build_view
@@ -104,9 +105,11 @@ def render_calculator(request: Request, templates: Templates, form: CalcForm) ->
 
 
 @router.get("/calculator")
-def calculator(request: Request, templates: Templates) -> Response:
+async def calculator(request: Request, templates: Templates) -> Response:
     form = read_form(request.query_params)
-    return conditional(request, ["calculator"], lambda: render_calculator(request, templates, form))
+    return await conditional_async(
+        request, ["calculator"], lambda: render_calculator(request, templates, form)
+    )
 
 
 @router.post("/calculator")
@@ -124,9 +127,9 @@ async def calculator_config(request: Request, templates: Templates) -> Response:
 
 
 @router.get("/calculator/compare")
-def compare(request: Request, templates: Templates) -> Response:
+async def compare(request: Request, templates: Templates) -> Response:
     form_a, form_b = read_compare(request.query_params)
-    result = compare_view(form_a, form_b)
+    result = await run_in_threadpool(compare_view, form_a, form_b)
     values = {
         **shared_values(),
         "form_a": form_a,
@@ -134,7 +137,7 @@ def compare(request: Request, templates: Templates) -> Response:
         "compare": result,
         "is_fragment": is_htmx(request),
     }
-    return conditional(
+    return await conditional_async(
         request,
         ["compare"],
         lambda: templates.page(

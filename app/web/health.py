@@ -31,6 +31,6 @@ def healthz(request: Request) -> JSONResponse:
 
 
 @router.get("/ping")
-def ping() -> PlainTextResponse:
+async def ping() -> PlainTextResponse:
     """The cheapest endpoint through the whole stack: the baseline for benchmarks."""
     return PlainTextResponse("ok", headers={"cache-control": "no-store"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.accounts.access import can_read_answer
 from app.accounts.deps import CurrentViewer
@@ -16,8 +17,9 @@ from app.discussion.threads import build_thread, resolve_subject
 from app.practice import progress
 from app.practice.panel import build_panel
 from app.search import browse
-from app.web.caching import conditional
+from app.web.caching import conditional_async
 from app.web.deps import Content, Templates, base_url
+from app.web.member_state import member_state_version
 
 router = APIRouter(include_in_schema=False)
 
@@ -48,6 +50,13 @@ def structured_data(request: Request, question: Question, *, answer_visible: boo
     return data
 
 
+async def member_statuses(db, viewer, content):  # type: ignore[no-untyped-def]
+    """A member's statuses (one query, in a worker thread); None for visitors, at no cost."""
+    if viewer.user is None:
+        return None
+    return await run_in_threadpool(browse.member_statuses, db, viewer, content)
+
+
 def _validated_filters(
     content, track: str | None, level: str | None
 ) -> tuple[str | None, str | None]:  # type: ignore[no-untyped-def]
@@ -61,7 +70,7 @@ def _validated_filters(
 
 
 @router.get("/")
-def home(
+async def home(
     request: Request,
     db: DbSession,
     content: Content,
@@ -73,7 +82,7 @@ def home(
 ) -> Response:
     track, level = _validated_filters(content, track, level)
     status = browse.validated_status(status)
-    statuses = browse.member_statuses(db, viewer, content)  # None for visitors: no filter
+    statuses = await member_statuses(db, viewer, content)  # None for visitors: no filter
     questions = browse.filter_by_status(
         content.filter_questions(track=track, level=level), statuses, status
     )
@@ -86,7 +95,7 @@ def home(
         "total": len(content.questions),
         **browse.list_values(statuses, status, list_url="/"),
     }
-    return conditional(
+    return await conditional_async(
         request,
         [content.fingerprint, browse.statuses_version(statuses)],
         lambda: templates.page(
@@ -96,7 +105,7 @@ def home(
 
 
 @router.get("/questions/{slug}")
-def question_page(
+async def question_page(
     request: Request,
     slug: str,
     db: DbSession,
@@ -128,7 +137,6 @@ def question_page(
             question.slug,
         )
     thread_subject = resolve_subject(content, "question", question.slug)[0]
-    version = discussion.thread_version(db, thread_subject)
 
     def render() -> Response:
         thread = build_thread(
@@ -137,10 +145,16 @@ def question_page(
         panel = None
         up_next = content.up_next(question)
         if viewer.user is not None:
+            rows = progress.member_rows(db, viewer.user)
             panel = build_panel(
-                db, viewer.user, question, thread.subject.slugs, opened_before=thread.answer_opened
+                db,
+                viewer.user,
+                question,
+                thread.subject.slugs,
+                opened_before=thread.answer_opened,
+                rows=rows,
             )
-            acts = progress.activity(db, viewer.user, content)
+            acts = progress.activity(db, viewer.user, content, rows)
             up_next = progress.personal_up_next(content, question, acts) or up_next
         # Members try first: the answer stays folded until they reveal it for their attempt.
         answer_shown = readable and (panel.answer_shown if panel else thread.answer_opened)
@@ -159,16 +173,23 @@ def question_page(
         }
         return templates.page(request, "question.html", values)
 
-    # Member pages hold private, fast-changing practice state: no ETag for them.
-    if viewer.user is not None:
-        response = render()
-        response.headers["cache-control"] = "private, no-store"
-        return response
-    return conditional(request, [content.fingerprint, version, sort], render)
+    state = None
+    if viewer.user is not None:  # members always see the thread as it is now
+        user = viewer.user
+        version, state = await run_in_threadpool(
+            lambda: (discussion.thread_version(db, thread_subject), member_state_version(db, user))
+        )
+    else:
+        version = await request.app.state.short_lived.get(
+            thread_subject, lambda: discussion.thread_version(db, thread_subject)
+        )
+    return await conditional_async(
+        request, [content.fingerprint, version, sort, just_opened], render, member_state=state
+    )
 
 
 @router.get("/concepts/{slug}")
-def concept_page(
+async def concept_page(
     request: Request,
     slug: str,
     db: DbSession,
@@ -182,7 +203,13 @@ def concept_page(
         if slug in content.concept_aliases:
             return RedirectResponse(f"/concepts/{content.concept_aliases[slug]}", 301)
         raise HTTPException(404, detail="There is no concept card at this address.")
-    version = discussion.thread_version(db, resolve_subject(content, "concept", slug)[0])
+    subject = resolve_subject(content, "concept", slug)[0]
+    if viewer.user is None:
+        version = await request.app.state.short_lived.get(
+            subject, lambda: discussion.thread_version(db, subject)
+        )
+    else:
+        version = await run_in_threadpool(discussion.thread_version, db, subject)
 
     def render() -> Response:
         thread = build_thread(db, content, viewer, "concept", slug, sort=sort)
@@ -195,11 +222,11 @@ def concept_page(
         }
         return templates.page(request, "concept.html", values)
 
-    return conditional(request, [content.fingerprint, version, sort], render)
+    return await conditional_async(request, [content.fingerprint, version, sort], render)
 
 
 @router.get("/tracks/{slug}")
-def track_page(
+async def track_page(
     request: Request,
     slug: str,
     db: DbSession,
@@ -214,7 +241,7 @@ def track_page(
         raise HTTPException(404, detail="There is no track at this address.")
     _, level = _validated_filters(content, None, level)
     status = browse.validated_status(status)
-    statuses = browse.member_statuses(db, viewer, content)
+    statuses = await member_statuses(db, viewer, content)
     questions = browse.filter_by_status(
         content.filter_questions(track=track.slug, level=level), statuses, status
     )
@@ -226,7 +253,7 @@ def track_page(
         "selected_level": level,
         **browse.list_values(statuses, status, list_url=track.url, show_track=False),
     }
-    return conditional(
+    return await conditional_async(
         request,
         [content.fingerprint, browse.statuses_version(statuses)],
         lambda: templates.page(
@@ -236,8 +263,8 @@ def track_page(
 
 
 @router.get("/curriculum")
-def curriculum(request: Request, content: Content, templates: Templates) -> Response:
-    return conditional(
+async def curriculum(request: Request, content: Content, templates: Templates) -> Response:
+    return await conditional_async(
         request,
         [content.fingerprint],
         lambda: templates.page(request, "curriculum.html", {"tracks": content.tracks}),

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2.runtime import Context
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -37,8 +38,17 @@ def make_environment(globals_: Mapping[str, Any]) -> Environment:
         auto_reload=False,
     )
     environment.globals.update(globals_)
+    environment.globals["csrf_input"] = csrf_input
     environment.filters["thousands"] = lambda value: f"{value:,}"
     return environment
+
+
+@pass_context
+def csrf_input(context: Context) -> Markup:
+    """The hidden CSRF field for a form. A global function, not a macro imported "with
+    context": that import re-runs the macro module on every include (every post of a thread)."""
+    token = context.get("csrf_token", "")
+    return Markup('<input type="hidden" name="csrf_token" value="{}">').format(token)
 
 
 class Renderer:

@@ -214,3 +214,52 @@ def test_concept_cards_have_threads_too(client: TestClient, content_store: Conte
     response = post_comment(client, concept.url, "A question about this card")
     assert response.status_code == 303
     assert "A question about this card" in client.get(concept.url).text
+
+
+def test_counts_stay_exact_through_moderation_and_account_deletion(
+    client: TestClient, question
+) -> None:  # type: ignore[no-untyped-def]
+    from tests.helpers import make_role, unique_email
+
+    leaver_email = unique_email("leaver")
+    leaver = TestClient(client.app)
+    signup(leaver, email=leaver_email)
+    lonely = post_id_from(post_comment(leaver, question.url, "Nobody answers me"))
+    parent = post_id_from(post_comment(leaver, question.url, "Someone answers me"))
+    signup(client)
+    reply = post_comment(client, question.url, "I answer you", parent_id=parent)
+    mine = post_id_from(post_comment(client, question.url, "My own approach"))
+    token = csrf_token(leaver, question.url)
+    leaver.post(f"/posts/{mine}/vote", data={"csrf_token": token})
+    assert count_on(client, question.url) == 4 and reply.status_code == 303
+
+    moderator_email = unique_email("mod")
+    moderator = TestClient(client.app)
+    signup(moderator, email=moderator_email)
+    make_role(client.app, moderator_email, "moderator")
+    mod_token = csrf_token(moderator, "/moderation")
+    moderator.post(
+        f"/moderation/posts/{lonely}/hide", data={"note": "test", "csrf_token": mod_token}
+    )
+    moderator.post(
+        f"/moderation/posts/{lonely}/hide", data={"note": "again", "csrf_token": mod_token}
+    )
+    assert count_on(TestClient(client.app), question.url) == 3
+    moderator.post(
+        f"/moderation/posts/{lonely}/restore", data={"note": "", "csrf_token": mod_token}
+    )
+    assert count_on(TestClient(client.app), question.url) == 4
+
+    from tests.helpers import PASSWORD, post_form
+
+    assert (
+        post_form(
+            leaver,
+            "/account/delete",
+            {"current_password": PASSWORD, "confirmation": "delete my account"},
+        ).status_code
+        == 303
+    )
+    page = TestClient(client.app).get(question.url).text
+    assert "Discussion · 2" in page  # their two posts are gone; the replied-to one is a placeholder
+    assert re.search(rf'id="post-{mine}".*?class="vote-count">0<', page, flags=re.S)

@@ -8,6 +8,7 @@ from app.db.models.discussion import (
     Notification,
     Post,
     Report,
+    ThreadStats,
     Vote,
 )
 from app.db.models.practice import ActiveDay, Attempt, Bookmark, Note, ReviewCard, ReviewLog
@@ -27,6 +28,7 @@ __all__ = [
     "Report",
     "ReviewCard",
     "ReviewLog",
+    "ThreadStats",
     "User",
     "UserSession",
     "Vote",

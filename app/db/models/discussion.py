@@ -103,3 +103,18 @@ class Notification(Base):
     post_id: Mapped[int] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     read_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class ThreadStats(Base):
+    """Per thread: how many posts a reader sees, and a counter bumped on every change.
+
+    Kept by the discussion service in the same transaction as each change (atomic increments),
+    so "Discussion · N" and page ETags cost one indexed row, not a scan of the whole thread.
+    """
+
+    __tablename__ = "thread_stats"
+
+    subject_type: Mapped[str] = mapped_column(String(16), primary_key=True)
+    subject_slug: Mapped[str] = mapped_column(String(80), primary_key=True)
+    visible_count: Mapped[int] = mapped_column(default=0)
+    version: Mapped[int] = mapped_column(default=0)
