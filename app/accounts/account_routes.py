@@ -17,7 +17,7 @@ from app.accounts.deps import CurrentUser, CurrentViewer
 from app.accounts.routes import send_verification
 from app.accounts.service import DELETE_CONFIRMATION, FormError
 from app.db.session import DbSession
-from app.web.deps import Templates
+from app.web.deps import RowId, Templates
 
 router = APIRouter(include_in_schema=False)
 Text = Annotated[str, Form()]
@@ -210,7 +210,7 @@ def update_timezone(
 
 
 @router.post("/account/sessions/{session_id}/revoke")
-def revoke_session(session_id: int, db: DbSession, user: CurrentUser) -> Response:
+def revoke_session(session_id: RowId, db: DbSession, user: CurrentUser) -> Response:
     if not session_store.revoke(db, session_id, user.id):
         raise HTTPException(
             404, detail="That session is not one of yours, or it has already ended."

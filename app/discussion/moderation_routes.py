@@ -13,7 +13,7 @@ from app.db.models.discussion import Post
 from app.db.session import DbSession
 from app.discussion import moderation
 from app.discussion.service import REPORT_REASONS, DiscussionError
-from app.web.deps import Templates
+from app.web.deps import RowId, Templates
 from app.web.errors import error_response
 
 router = APIRouter(include_in_schema=False)
@@ -65,7 +65,7 @@ def log_page(request: Request, db: DbSession, templates: Templates, user: Curren
 
 @router.get("/moderation/posts/{post_id}")
 def moderate_post(
-    request: Request, post_id: int, db: DbSession, templates: Templates, user: CurrentUser
+    request: Request, post_id: RowId, db: DbSession, templates: Templates, user: CurrentUser
 ) -> Response:
     _moderator(user)
     post = db.get(Post, post_id)
@@ -93,14 +93,14 @@ def _act(request: Request, action) -> Response:  # type: ignore[no-untyped-def]
 
 @router.post("/moderation/posts/{post_id}/hide")
 def hide(
-    request: Request, post_id: int, db: DbSession, user: CurrentUser, note: Text = ""
+    request: Request, post_id: RowId, db: DbSession, user: CurrentUser, note: Text = ""
 ) -> Response:
     return _act(request, lambda: moderation.hide(db, _moderator(user), post_id, note) and "hidden")
 
 
 @router.post("/moderation/posts/{post_id}/restore")
 def restore(
-    request: Request, post_id: int, db: DbSession, user: CurrentUser, note: Text = ""
+    request: Request, post_id: RowId, db: DbSession, user: CurrentUser, note: Text = ""
 ) -> Response:
     return _act(
         request, lambda: moderation.restore(db, _moderator(user), post_id, note) and "restored"
@@ -109,7 +109,7 @@ def restore(
 
 @router.post("/moderation/posts/{post_id}/dismiss")
 def dismiss(
-    request: Request, post_id: int, db: DbSession, user: CurrentUser, note: Text = ""
+    request: Request, post_id: RowId, db: DbSession, user: CurrentUser, note: Text = ""
 ) -> Response:
     def action() -> str:
         moderation.dismiss(db, _moderator(user), post_id, note)
@@ -121,7 +121,7 @@ def dismiss(
 @router.post("/moderation/users/{user_id}/suspend")
 def suspend(
     request: Request,
-    user_id: int,
+    user_id: RowId,
     db: DbSession,
     user: CurrentUser,
     days: Annotated[int, Form(ge=1, le=3650)] = 7,
@@ -135,7 +135,7 @@ def suspend(
 
 @router.post("/moderation/users/{user_id}/unsuspend")
 def unsuspend(
-    request: Request, user_id: int, db: DbSession, user: CurrentUser, note: Text = ""
+    request: Request, user_id: RowId, db: DbSession, user: CurrentUser, note: Text = ""
 ) -> Response:
     return _act(
         request, lambda: moderation.unsuspend(db, _moderator(user), user_id, note) and "unsuspended"

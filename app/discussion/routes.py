@@ -13,7 +13,7 @@ from app.discussion import limits, notify, service
 from app.discussion.render import MAX_LENGTH, render_post
 from app.discussion.service import REPORT_REASONS, DiscussionError
 from app.discussion.threads import build_thread
-from app.web.deps import Content, Templates
+from app.web.deps import MAX_ROW_ID, Content, RowId, Templates
 from app.web.errors import error_response
 from app.web.templating import is_htmx
 
@@ -82,7 +82,7 @@ def create(
     viewer: CurrentViewer,
     user: CurrentUser,
     body: Text = "",
-    parent_id: Annotated[int | None, Form()] = None,
+    parent_id: Annotated[int | None, Form(ge=1, le=MAX_ROW_ID)] = None,
     action: Text = "post",
 ) -> Response:
     thread = build_thread(db, content, viewer, _kind(section), slug)
@@ -123,7 +123,7 @@ def preview(user: CurrentUser, body: Text = "") -> HTMLResponse:
 
 @router.get("/posts/{post_id}/edit")
 def edit_form(
-    request: Request, post_id: int, db: DbSession, templates: Templates, user: CurrentUser
+    request: Request, post_id: RowId, db: DbSession, templates: Templates, user: CurrentUser
 ) -> Response:
     post = service.get_post(db, post_id) if _exists(db, post_id) else None
     if post is None or post.author_id != user.id:
@@ -136,7 +136,7 @@ def edit_form(
     )
 
 
-def _exists(db, post_id: int) -> bool:  # type: ignore[no-untyped-def]
+def _exists(db, post_id: RowId) -> bool:  # type: ignore[no-untyped-def]
     try:
         service.get_post(db, post_id)
     except DiscussionError:
@@ -147,7 +147,7 @@ def _exists(db, post_id: int) -> bool:  # type: ignore[no-untyped-def]
 @router.post("/posts/{post_id}/edit")
 def edit(
     request: Request,
-    post_id: int,
+    post_id: RowId,
     db: DbSession,
     content: Content,
     templates: Templates,
@@ -196,7 +196,7 @@ def _post_response(request, db, content, templates, viewer, post):  # type: igno
 
 
 @router.post("/posts/{post_id}/delete")
-def delete(request: Request, post_id: int, db: DbSession, user: CurrentUser) -> Response:
+def delete(request: Request, post_id: RowId, db: DbSession, user: CurrentUser) -> Response:
     try:
         post = service.get_post(db, post_id)
         where = ("questions" if post.subject_type == "question" else "concepts", post.subject_slug)
@@ -212,7 +212,7 @@ def delete(request: Request, post_id: int, db: DbSession, user: CurrentUser) -> 
 
 @router.post("/posts/{post_id}/vote")
 def vote(
-    request: Request, post_id: int, db: DbSession, templates: Templates, user: CurrentUser
+    request: Request, post_id: RowId, db: DbSession, templates: Templates, user: CurrentUser
 ) -> Response:
     if (limited := _limited(request, db, user, limits.VOTES_PER_ACCOUNT)) is not None:
         return limited
@@ -235,7 +235,7 @@ def thread_url(post) -> str:  # type: ignore[no-untyped-def]
 
 @router.get("/posts/{post_id}/report")
 def report_form(
-    request: Request, post_id: int, db: DbSession, templates: Templates, user: CurrentUser
+    request: Request, post_id: RowId, db: DbSession, templates: Templates, user: CurrentUser
 ) -> Response:
     """Loaded into the thread by HTMX, or a page of its own without JavaScript."""
     try:
@@ -251,7 +251,7 @@ def report_form(
 @router.post("/posts/{post_id}/report")
 def report(
     request: Request,
-    post_id: int,
+    post_id: RowId,
     db: DbSession,
     user: CurrentUser,
     reason: Text = "",
@@ -290,7 +290,7 @@ def notifications(
     return response
 
 
-def mark_read_later(writer, user_id: int) -> None:  # type: ignore[no-untyped-def]
+def mark_read_later(writer, user_id: RowId) -> None:  # type: ignore[no-untyped-def]
     with writer() as db, db.begin():
         service.mark_all_read_by_id(db, user_id)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 
 from app.content.store import ContentStore
 from app.settings import Settings
@@ -31,3 +31,8 @@ AppSettings = Annotated[Settings, Depends(get_settings)]
 def base_url(request: Request) -> str:
     configured: str = request.app.state.settings.public_url
     return configured or str(request.base_url).rstrip("/")
+
+
+# A database id in a URL: bounded so a 30-digit number is a 422, not an integer overflow.
+MAX_ROW_ID = 2**53
+RowId = Annotated[int, Path(ge=1, le=MAX_ROW_ID)]

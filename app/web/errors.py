@@ -7,7 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
 
@@ -40,6 +40,7 @@ def error_response(
     if wants_json(request):
         return JSONResponse({"detail": message}, status_code=status, headers=headers)
     renderer = request.app.state.renderer
+    _forget_unreadable_viewer(request)
     values = {
         "status": status,
         "title": TITLES.get(status, "Something went wrong"),
@@ -52,6 +53,20 @@ def error_response(
     except Exception:  # the error page itself must never fail
         logger.exception("error page failed to render")
         return Response(message, status_code=status, media_type="text/plain", headers=headers)
+
+
+def _forget_unreadable_viewer(request: Request) -> None:
+    """After a failed transaction the member's row is expired and its session closed: draw the
+    error page as for a visitor rather than fail to draw it."""
+    viewer = getattr(request.state, "viewer", None)
+    if viewer is None or viewer.user is None:
+        return
+    try:
+        viewer.user.display_name  # noqa: B018  (touch it: does it still load?)
+    except SQLAlchemyError:
+        from app.accounts.sessions import ANONYMOUS
+
+        request.state.viewer = ANONYMOUS
 
 
 def _describe_validation(error: RequestValidationError) -> str:
