@@ -96,7 +96,10 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     app.state.short_lived = ShortLived()
     app.state.forget_versions = app.state.short_lived.clear
 
-    environment = make_environment({"static_url": assets.url, "level_labels": LEVEL_LABELS})
+    environment = make_environment(
+        {"static_url": assets.url, "level_labels": LEVEL_LABELS},
+        reload=settings.env == "development",
+    )
     app.state.renderer = Renderer(environment)
 
     if content is not None:

@@ -20,6 +20,7 @@ from app.search import browse
 from app.web.caching import conditional_async
 from app.web.deps import Content, Templates, base_url
 from app.web.member_state import member_state_version
+from app.web.showcase import showcase
 
 router = APIRouter(include_in_schema=False)
 
@@ -93,6 +94,8 @@ async def home(
         "selected_track": track,
         "selected_level": level,
         "total": len(content.questions),
+        "concept_total": len(content.concepts),
+        "showcase": showcase(),
         **browse.list_values(statuses, status, list_url="/"),
     }
     return await conditional_async(

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from app.settings import PROJECT_ROOT
+from app.web import sizing_format
 
 TEMPLATE_DIR = PROJECT_ROOT / "templates"
 SITE_NAME = "Prefill"
@@ -28,18 +29,20 @@ def is_htmx(request: Request) -> bool:
     )
 
 
-def make_environment(globals_: Mapping[str, Any]) -> Environment:
+def make_environment(globals_: Mapping[str, Any], *, reload: bool = False) -> Environment:
+    """`reload`: re-read templates when they change (development)."""
     environment = Environment(
         loader=FileSystemLoader(TEMPLATE_DIR),
         autoescape=select_autoescape(["html", "xml", "svg"]),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        auto_reload=False,
+        auto_reload=reload,
     )
     environment.globals.update(globals_)
     environment.globals["csrf_input"] = csrf_input
     environment.filters["thousands"] = lambda value: f"{value:,}"
+    environment.filters["bytes"] = sizing_format.size  # 1024-based, with its unit
     return environment
 
 
