@@ -11,7 +11,7 @@ PY_STAMP   := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 VENDOR     := static/vendor/htmx.min.js
 
-.PHONY: run test lint format deps check bench clean lock
+.PHONY: run test lint format deps check bench bench-load clean lock
 
 run: deps
 	$(BIN)/prefill db upgrade
@@ -39,7 +39,6 @@ $(NODE_STAMP): package.json package-lock.json
 $(VENDOR): $(NODE_STAMP)
 	mkdir -p static/vendor
 	cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
-	cp node_modules/axe-core/axe.min.js static/vendor/axe.min.js
 
 lint: deps
 	$(BIN)/ruff check .
@@ -54,6 +53,10 @@ check: deps
 
 bench: deps
 	$(BIN)/python bench/bench_sizing.py
+
+# Load against a real server with wrk (Debian's wrk package); see docs/benchmarks.md.
+bench-load: deps
+	$(BIN)/python bench/bench_load.py
 
 # Re-pin the Python dependency set after changing pyproject.toml.
 lock: $(PY_STAMP)
