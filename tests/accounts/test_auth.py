@@ -226,3 +226,33 @@ def test_account_pages_need_sign_in(client: TestClient) -> None:
     response = client.get("/account", follow_redirects=False)
     assert response.status_code == 303
     assert response.headers["location"] == "/login?next=/account"
+
+
+def test_old_hashes_are_upgraded_at_sign_in(app, client: TestClient) -> None:  # type: ignore[no-untyped-def]
+    """A hash made with older argon2 parameters is replaced on the next successful sign-in."""
+    from argon2 import PasswordHasher
+    from sqlalchemy import select, update
+
+    from app.db.models.accounts import User
+
+    email = unique_email()
+    signup(TestClient(app), email=email)
+    old = PasswordHasher(time_cost=1, memory_cost=512, parallelism=1).hash(PASSWORD)
+    with app.state.db.writer() as db, db.begin():
+        db.execute(update(User).where(User.email == email).values(password_hash=old))
+    assert login(client, email).status_code == 303
+    with app.state.db.reader() as db:
+        current = db.scalar(select(User.password_hash).where(User.email == email))
+    assert current != old and current.startswith("$argon2id$")
+
+
+def test_sign_in_rotates_the_session(client: TestClient) -> None:
+    email = unique_email()
+    signup(client, email=email)
+    first = client.cookies.get(SESSION_COOKIE)
+    stolen = TestClient(client.app)
+    stolen.cookies.set(SESSION_COOKIE, first)
+    assert login(client, email).status_code == 303
+    assert client.cookies.get(SESSION_COOKIE) != first
+    # The session from before sign-in is gone: a copied old cookie opens nothing.
+    assert stolen.get("/account", follow_redirects=False).status_code == 303

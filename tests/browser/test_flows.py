@@ -135,10 +135,67 @@ def test_discussion_works_with_javascript_off(
     page.wait_for_url(f"**{question.url}*")
     post = page.locator("article.post", has_text="Posted with JavaScript off").first
     assert post.count() == 1
+    post_id = post.get_attribute("id")
+    # Reply, edit, delete: plain forms and links, each a full page load.
+    post.locator("details.reply-box > summary").click()
+    post.locator("details.reply-box textarea").fill("A reply without JavaScript")
+    post.locator("details.reply-box button").click()
+    page.locator("article.reply", has_text="A reply without JavaScript").wait_for()
+    page.locator(f"#{post_id} a:has-text('Edit')").first.click()
+    page.fill("textarea[name=body]", "Edited without JavaScript")
+    page.click("button:has-text('Save')")
+    page.locator(f"#{post_id}", has_text="Edited without JavaScript").wait_for()
+    reply = page.locator("article.reply", has_text="A reply without JavaScript")
+    reply.locator("button:has-text('Delete')").click()  # no hx-confirm without JS
+    page.wait_for_load_state()
+    assert page.locator("article.reply", has_text="A reply without JavaScript").count() == 0
     page.fill("#composer-body", "Preview me **bold**")
     page.click("button:has-text('Preview')")
     assert page.locator(".composer-preview strong", has_text="bold").count() == 1
     context.close()
+
+
+def test_voting_works_with_javascript_off(
+    browser, live_server, content_store: ContentStore
+) -> None:  # type: ignore[no-untyped-def]
+    question = next(q for q in content_store.questions if q.is_free)
+    author = browser.new_context(base_url=live_server.url).new_page()
+    sign_up(author)
+    author.goto(question.url)
+    author.fill("#composer-body", "Vote for me without JavaScript")
+    author.click("button:has-text('Post approach')")
+    author.locator("article.post", has_text="Vote for me without JavaScript").wait_for()
+    author.context.close()
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    page = context.new_page()
+    sign_up(page)
+    page.goto(f"{question.url}?sort=new")
+    target = page.locator("article.post", has_text="Vote for me without JavaScript").first
+    target.locator("button.vote").click()
+    page.wait_for_load_state()
+    target = page.locator("article.post", has_text="Vote for me without JavaScript").first
+    assert target.locator("button.vote[aria-pressed='true'] .vote-count").inner_text() == "1"
+    context.close()
+
+
+def test_an_attempt_survives_the_sign_up_detour(page, content_store: ContentStore) -> None:  # type: ignore[no-untyped-def]
+    """A visitor types an answer, signs up, comes back: the text is there and saved."""
+    question = next(q for q in content_store.questions if q.is_free)
+    page.goto(question.url)
+    page.fill("#attempt-local", "Typed before I had an account")
+    page.click("a:has-text('Sign up to save and score it')")
+    page.fill("#f-email", f"detour{next(_numbers)}@example.com")
+    page.fill("#f-display_name", "Detour")
+    page.fill("#f-password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"**{question.url}*")
+    page.goto(question.url)  # the answer was opened already? then start an attempt
+    if page.locator("#attempt-body").count() == 0:
+        page.click("button:has-text('Start an attempt')")
+    assert page.input_value("#attempt-body") == "Typed before I had an account"
+    page.wait_for_selector("#save-status .save-status:has-text('Saved')")
+    page.reload()
+    assert page.input_value("#attempt-body") == "Typed before I had an account"
 
 
 def test_xss_corpus_never_runs_in_a_browser(page, live_server, content_store: ContentStore) -> None:  # type: ignore[no-untyped-def]
