@@ -34,7 +34,7 @@ from app.db.migrate import upgrade  # noqa: E402
 from app.db.models.discussion import Post  # noqa: E402
 from app.db.session import Database  # noqa: E402
 from app.discussion.render import render_post  # noqa: E402
-from app.discussion.service import recount  # noqa: E402
+from app.discussion.stats import recount  # noqa: E402
 
 SECRET = "bench-secret-key-0123456789abcdef0123456789abcdef"
 QUESTION = "/questions/kv-bound-deployment"

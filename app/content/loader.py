@@ -15,6 +15,7 @@ import yaml
 from markdown_it import MarkdownIt
 from pydantic import ValidationError
 
+from app.content.checks import check_links, check_references, check_unique
 from app.content.markdown import (
     ENV_KEY,
     FigureResolver,
@@ -279,69 +280,6 @@ def _load_tracks(root: Path, collector: _Collector) -> dict[str, Track]:
     return tracks
 
 
-def _check_unique(
-    pages: list[Question] | list[Concept], kind: str, collector: _Collector
-) -> dict[str, str]:
-    """Slugs and aliases share one namespace per kind. Returns alias → slug."""
-    owner: dict[str, Path] = {}
-    aliases: dict[str, str] = {}
-    for page in pages:
-        names = [("slug", page.slug)] + [("aliases", alias) for alias in page.meta.aliases]
-        for field, name in names:
-            if name in owner:
-                collector.add(
-                    page.path,
-                    f"{kind} {name!r} is already used by {collector.rel(owner[name])}",
-                    field,
-                )
-                continue
-            owner[name] = page.path
-            if field == "aliases":
-                aliases[name] = page.slug
-    return aliases
-
-
-def _check_references(
-    questions: list[Question], concepts: dict[str, Concept], collector: _Collector
-) -> None:
-    for question in questions:
-        for slug in question.meta.concepts:
-            if slug not in concepts:
-                collector.add(question.path, f"unknown concept card {slug!r}", "concepts")
-        for item in question.meta.rubric.items:
-            for slug in item.concepts:
-                if slug not in concepts:
-                    collector.add(
-                        question.path,
-                        f"unknown concept card {slug!r}",
-                        f"rubric.items.{item.id}.concepts",
-                    )
-
-
-STATIC_PAGES = frozenset({"/", "/curriculum", "/calculator", "/search", "/signup", "/login"})
-
-
-def _check_links(
-    renderer: _Renderer,
-    known: dict[str, set[str]],
-    collector: _Collector,
-) -> None:
-    for path, links in renderer.links.items():
-        for href in dict.fromkeys(links):  # the teaser re-renders part of the answer
-            if not href.startswith("/") or href.startswith("//"):
-                continue
-            target = href.split("#", 1)[0].split("?", 1)[0].rstrip("/") or "/"
-            if target in STATIC_PAGES:
-                continue
-            parts = target.strip("/").split("/")
-            if len(parts) == 2 and parts[0] in known:
-                if parts[1] in known[parts[0]]:
-                    continue
-                collector.add(path, f"links to {href!r}, which does not exist", "links")
-            else:
-                collector.add(path, f"links to {href!r}, which is not a page of this site", "links")
-
-
 def content_fingerprint(root: Path) -> str:
     """A hash of every content file: the content part of the ETag of every page."""
     digest = hashlib.sha256()
@@ -382,16 +320,16 @@ def load_content(
         for path in sorted((root / "concepts").glob("*.md"))
         if (concept := _load_concept(path, tracks, renderer, collector))
     ]
-    question_aliases = _check_unique(questions, "question slug", collector)
-    concept_aliases = _check_unique(concepts, "concept slug", collector)
+    question_aliases = check_unique(questions, "question slug", collector)
+    concept_aliases = check_unique(concepts, "concept slug", collector)
     concept_by_slug = {concept.slug: concept for concept in concepts}
-    _check_references(questions, concept_by_slug, collector)
+    check_references(questions, concept_by_slug, collector)
     known = {
         "questions": {q.slug for q in questions} | set(question_aliases),
         "concepts": set(concept_by_slug) | set(concept_aliases),
         "tracks": set(tracks),
     }
-    _check_links(renderer, known, collector)
+    check_links(renderer, known, collector)
     if collector.errors:
         raise ContentInvalid(collector.errors)
     return ContentStore.build(

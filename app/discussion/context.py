@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import Request
 
 from app.discussion import moderation  # noqa: F401  (registers deletion and export hooks)
-from app.discussion.service import unread_count
+from app.discussion.notices import unread_count
 
 
 def notification_context(request: Request) -> dict[str, Any]:

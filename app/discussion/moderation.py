@@ -16,7 +16,8 @@ from app.accounts import service as accounts
 from app.db.base import utcnow
 from app.db.models.accounts import User
 from app.db.models.discussion import ModerationAction, Post, Report, Vote
-from app.discussion.service import DiscussionError, _bump, _remove, get_post, recount
+from app.discussion.service import DiscussionError, _remove, get_post
+from app.discussion.stats import bump, recount
 
 NOTE_MAX = 500
 
@@ -78,7 +79,7 @@ def hide(db: Session, moderator: User, post_id: int, note: str) -> Post:
     _require_moderator(moderator)
     note = _note(note, required=True)
     post = get_post(db, post_id)
-    _bump(db, post, -1 if post.hidden_at is None else 0)
+    bump(db, post, -1 if post.hidden_at is None else 0)
     post.hidden_at = utcnow()
     post.hidden_note = note
     _resolve_reports(db, post.id)
@@ -90,7 +91,7 @@ def restore(db: Session, moderator: User, post_id: int, note: str) -> Post:
     _require_moderator(moderator)
     note = _note(note, required=False)
     post = get_post(db, post_id)
-    _bump(db, post, +1 if post.hidden_at is not None else 0)
+    bump(db, post, +1 if post.hidden_at is not None else 0)
     post.hidden_at = None
     post.hidden_note = ""
     _record(db, moderator, "restore", post_id=post.id, target_user_id=post.author_id, note=note)

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.deps import CurrentUser, CurrentViewer
 from app.db.session import DbSession
-from app.discussion import limits, notify, service
+from app.discussion import limits, notices, notify, service
 from app.discussion.render import MAX_LENGTH, render_post
 from app.discussion.service import REPORT_REASONS, DiscussionError
 from app.discussion.threads import build_thread
@@ -278,7 +278,7 @@ def notifications(
     user: CurrentUser,
     background: BackgroundTasks,
 ) -> Response:
-    items = service.recent_notifications(db, user)
+    items = notices.recent_notifications(db, user)
     unread = {n.id for n, _, _ in items if n.read_at is None}
     if unread:  # seen now; recorded after the response (this GET's transaction is read-only)
         state = request.app.state
@@ -292,7 +292,7 @@ def notifications(
 
 def mark_read_later(writer, user_id: RowId) -> None:  # type: ignore[no-untyped-def]
     with writer() as db, db.begin():
-        service.mark_all_read_by_id(db, user_id)
+        notices.mark_all_read_by_id(db, user_id)
 
 
 @router.post("/account/discussion")

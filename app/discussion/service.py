@@ -8,17 +8,17 @@ transaction with an atomic UPDATE (never read-modify-write in Python).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 
-from sqlalchemy import and_, delete, exists, func, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import and_, delete, exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models.accounts import User
-from app.db.models.discussion import AnswerView, Notification, Post, Report, ThreadStats, Vote
+from app.db.models.discussion import Notification, Post, Report, Vote
 from app.discussion.render import MAX_LENGTH, render_post
+from app.discussion.stats import bump
+from app.discussion.subjects import Subject
 
 PAGE_SIZE = 20
 REPORT_REASONS = {
@@ -38,19 +38,6 @@ class DiscussionError(Exception):
         self.message = message
         self.status = status
         self.field = field
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What a thread is about: a question or a concept card (by slug, plus its old slugs)."""
-
-    type: str
-    slug: str
-    aliases: tuple[str, ...] = ()
-
-    @property
-    def slugs(self) -> tuple[str, ...]:
-        return (self.slug, *self.aliases)
 
 
 @dataclass
@@ -91,76 +78,6 @@ def ensure_can_post(user: User) -> None:
 
 def _thread_filter(subject: Subject):  # type: ignore[no-untyped-def]
     return and_(Post.subject_type == subject.type, Post.subject_slug.in_(subject.slugs))
-
-
-def _stats_filter(subject: Subject):  # type: ignore[no-untyped-def]
-    return and_(
-        ThreadStats.subject_type == subject.type, ThreadStats.subject_slug.in_(subject.slugs)
-    )
-
-
-def visible_count(db: Session, subject: Subject) -> int:
-    """Posts a reader can see: not deleted, not hidden. (What "Discussion · N" shows.)"""
-    total = db.scalar(select(func.sum(ThreadStats.visible_count)).where(_stats_filter(subject)))
-    return int(total or 0)
-
-
-def _bump(db: Session, post: Post, visible_delta: int) -> None:
-    """Record a change to post's thread: the version always moves; the count by `visible_delta`.
-    One atomic upsert in the caller's transaction, so concurrent changes all count."""
-    dialect = db.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    db.execute(
-        insert(ThreadStats)
-        .values(
-            subject_type=post.subject_type,
-            subject_slug=post.subject_slug,
-            visible_count=visible_delta,
-            version=1,
-        )
-        .on_conflict_do_update(
-            index_elements=["subject_type", "subject_slug"],
-            set_={
-                "visible_count": ThreadStats.visible_count + visible_delta,
-                "version": ThreadStats.version + 1,
-            },
-        )
-    )
-
-
-def recount(db: Session, subject_type: str, subject_slug: str) -> None:
-    """Recompute a thread's visible count from its posts (after bulk changes such as an
-    account deletion) and move its version."""
-    visible = db.scalar(
-        select(func.count()).where(
-            Post.subject_type == subject_type,
-            Post.subject_slug == subject_slug,
-            Post.deleted_at.is_(None),
-            Post.hidden_at.is_(None),
-        )
-    )
-    dialect = db.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    db.execute(
-        insert(ThreadStats)
-        .values(
-            subject_type=subject_type, subject_slug=subject_slug, visible_count=visible, version=1
-        )
-        .on_conflict_do_update(
-            index_elements=["subject_type", "subject_slug"],
-            set_={"visible_count": visible, "version": ThreadStats.version + 1},
-        )
-    )
-
-
-def thread_version(db: Session, subject: Subject) -> tuple[object, ...]:
-    """Changes whenever anything a reader sees in the thread changes (one indexed row)."""
-    rows = db.execute(
-        select(ThreadStats.subject_slug, ThreadStats.version, ThreadStats.visible_count)
-        .where(_stats_filter(subject))
-        .order_by(ThreadStats.subject_slug)
-    ).all()
-    return tuple(tuple(row) for row in rows)
 
 
 def parse_cursor(sort: str, cursor: str | None) -> tuple[int, int] | None:
@@ -293,7 +210,7 @@ def create_post(
     )
     db.add(post)
     db.flush()
-    _bump(db, post, +1)
+    bump(db, post, +1)
     if parent_id is not None:
         _notify_parent_author(db, parent_id, post, author)
     return post
@@ -322,7 +239,7 @@ def edit_post(db: Session, post_id: int, user: User, body: str) -> Post:
         post.body_html = render_post(body)
         post.edited_at = utcnow()
         db.flush()
-        _bump(db, post, 0)
+        bump(db, post, 0)
     return post
 
 
@@ -333,7 +250,7 @@ def delete_post(db: Session, post_id: int, user: User) -> Post | None:
 
 
 def _remove(db: Session, post: Post) -> Post | None:
-    _bump(db, post, -1 if post.is_visible else 0)
+    bump(db, post, -1 if post.is_visible else 0)
     has_replies = db.scalar(
         select(exists().where(Post.parent_id == post.id, Post.deleted_at.is_(None)))
     )
@@ -357,7 +274,7 @@ def toggle_vote(db: Session, post_id: int, user: User) -> tuple[Post, bool]:
     removed = db.execute(delete(Vote).where(Vote.post_id == post_id, Vote.user_id == user.id))
     if removed.rowcount:  # type: ignore[attr-defined]
         db.execute(update(Post).where(Post.id == post_id).values(score=Post.score - 1))
-        _bump(db, post, 0)
+        bump(db, post, 0)
         voted = False
     else:
         try:
@@ -368,7 +285,7 @@ def toggle_vote(db: Session, post_id: int, user: User) -> tuple[Post, bool]:
             db.refresh(post)
             return post, True
         db.execute(update(Post).where(Post.id == post_id).values(score=Post.score + 1))
-        _bump(db, post, 0)
+        bump(db, post, 0)
         voted = True
     db.flush()
     db.refresh(post)
@@ -395,81 +312,3 @@ def report_post(db: Session, post_id: int, reporter: User, reason: str, note: st
     db.add(report)
     db.flush()
     return report
-
-
-# --- answer views (the practice loop builds on these) -----------------------------------------
-
-
-def has_opened_answer(db: Session, user: User, slugs: tuple[str, ...]) -> bool:
-    return bool(
-        db.scalar(
-            select(
-                exists().where(AnswerView.user_id == user.id, AnswerView.question_slug.in_(slugs))
-            )
-        )
-    )
-
-
-def record_answer_opened(db: Session, user: User, slug: str) -> None:
-    record_answer_opened_by_id(db, user.id, slug)
-
-
-def record_answer_opened_by_id(db: Session, user_id: int, slug: str) -> None:
-    exists_already = db.scalar(
-        select(exists().where(AnswerView.user_id == user_id, AnswerView.question_slug == slug))
-    )
-    if exists_already:
-        return
-    try:
-        with db.begin_nested():
-            db.add(AnswerView(user_id=user_id, question_slug=slug))
-            db.flush()
-    except IntegrityError:  # opened in another tab at the same moment
-        pass
-
-
-def opened_answers(db: Session, user: User) -> dict[str, datetime]:
-    rows = db.execute(
-        select(AnswerView.question_slug, AnswerView.opened_at).where(AnswerView.user_id == user.id)
-    ).all()
-    return {slug: opened for slug, opened in rows}
-
-
-# --- notifications ----------------------------------------------------------------------------
-
-
-def unread_count(db: Session, user: User) -> int:
-    return int(
-        db.scalar(
-            select(func.count())
-            .select_from(Notification)
-            .where(Notification.user_id == user.id, Notification.read_at.is_(None))
-        )
-        or 0
-    )
-
-
-def recent_notifications(
-    db: Session, user: User, limit: int = 50
-) -> list[tuple[Notification, Post, User | None]]:
-    rows = db.execute(
-        select(Notification, Post, User)
-        .join(Post, Post.id == Notification.post_id)
-        .outerjoin(User, User.id == Post.author_id)
-        .where(Notification.user_id == user.id)
-        .order_by(Notification.id.desc())
-        .limit(limit)
-    ).all()
-    return [(row[0], row[1], row[2]) for row in rows]
-
-
-def mark_all_read(db: Session, user: User) -> None:
-    mark_all_read_by_id(db, user.id)
-
-
-def mark_all_read_by_id(db: Session, user_id: int) -> None:
-    db.execute(
-        update(Notification)
-        .where(Notification.user_id == user_id, Notification.read_at.is_(None))
-        .values(read_at=utcnow())
-    )

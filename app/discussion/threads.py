@@ -10,8 +10,9 @@ from sqlalchemy.orm import Session
 from app.accounts.access import can_read_answer
 from app.accounts.sessions import Viewer
 from app.content.store import ContentStore
-from app.discussion import service
-from app.discussion.service import Subject, ThreadPage
+from app.discussion import answers, service, stats
+from app.discussion.service import ThreadPage
+from app.discussion.subjects import Subject
 
 
 @dataclass
@@ -49,7 +50,7 @@ def answer_opened(db: Session, content: ContentStore, viewer: Viewer, subject: S
     if subject.type != "question":
         return True
     if viewer.user is not None:
-        return service.has_opened_answer(db, viewer.user, subject.slugs)
+        return answers.has_opened_answer(db, viewer.user, subject.slugs)
     return can_read_answer(viewer, content.question_by_slug[subject.slug])
 
 
@@ -73,7 +74,7 @@ def build_thread(
         subject=subject,
         title=title,
         url=url,
-        count=service.visible_count(db, subject),
+        count=stats.visible_count(db, subject),
         page=service.list_thread(db, subject, viewer=viewer.user, sort=sort, cursor=cursor),
         spoiler_guard=guard_wanted and not opened,
         answer_opened=opened,

@@ -11,7 +11,7 @@ from app.accounts.deps import CurrentUser, CurrentViewer
 from app.content.models import Question
 from app.content.store import ContentStore
 from app.db.session import DbSession
-from app.discussion import service as discussion
+from app.discussion import answers
 from app.practice import service
 from app.practice.service import PracticeError
 from app.web.deps import Content, Templates
@@ -88,7 +88,7 @@ def reveal(
         service.reveal(db, user, slugs, body)
     except PracticeError as error:
         return _failed(request, error)
-    discussion.record_answer_opened(db, user, question.slug)
+    answers.record_answer_opened(db, user, question.slug)
     if is_htmx(request):
         # The answer, the scoring panel and the discussion all change: reload the page.
         return Response(status_code=204, headers={"hx-location": f"{question.url}#answer-heading"})

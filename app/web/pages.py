@@ -11,7 +11,7 @@ from app.accounts.deps import CurrentViewer
 from app.content.models import Question
 from app.content.schema import LEVEL_LABELS
 from app.db.session import DbSession
-from app.discussion import service as discussion
+from app.discussion import answers, stats
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
 from app.practice import progress
@@ -27,7 +27,7 @@ router = APIRouter(include_in_schema=False)
 
 def record_opened_later(writer, user_id: int, slug: str) -> None:  # type: ignore[no-untyped-def]
     with writer() as db, db.begin():
-        discussion.record_answer_opened_by_id(db, user_id, slug)
+        answers.record_answer_opened_by_id(db, user_id, slug)
 
 
 def structured_data(request: Request, question: Question, *, answer_visible: bool) -> dict:
@@ -180,11 +180,11 @@ async def question_page(
     if viewer.user is not None:  # members always see the thread as it is now
         user = viewer.user
         version, state = await run_in_threadpool(
-            lambda: (discussion.thread_version(db, thread_subject), member_state_version(db, user))
+            lambda: (stats.thread_version(db, thread_subject), member_state_version(db, user))
         )
     else:
         version = await request.app.state.short_lived.get(
-            thread_subject, lambda: discussion.thread_version(db, thread_subject)
+            thread_subject, lambda: stats.thread_version(db, thread_subject)
         )
     return await conditional_async(
         request, [content.fingerprint, version, sort, just_opened], render, member_state=state
@@ -209,10 +209,10 @@ async def concept_page(
     subject = resolve_subject(content, "concept", slug)[0]
     if viewer.user is None:
         version = await request.app.state.short_lived.get(
-            subject, lambda: discussion.thread_version(db, subject)
+            subject, lambda: stats.thread_version(db, subject)
         )
     else:
-        version = await run_in_threadpool(discussion.thread_version, db, subject)
+        version = await run_in_threadpool(stats.thread_version, db, subject)
 
     def render() -> Response:
         thread = build_thread(db, content, viewer, "concept", slug, sort=sort)

@@ -1,0 +1,47 @@
+"""Reply notices: the header's unread count, the list, and marking them read."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from app.db.base import utcnow
+from app.db.models.accounts import User
+from app.db.models.discussion import Notification, Post
+
+
+def unread_count(db: Session, user: User) -> int:
+    return int(
+        db.scalar(
+            select(func.count())
+            .select_from(Notification)
+            .where(Notification.user_id == user.id, Notification.read_at.is_(None))
+        )
+        or 0
+    )
+
+
+def recent_notifications(
+    db: Session, user: User, limit: int = 50
+) -> list[tuple[Notification, Post, User | None]]:
+    rows = db.execute(
+        select(Notification, Post, User)
+        .join(Post, Post.id == Notification.post_id)
+        .outerjoin(User, User.id == Post.author_id)
+        .where(Notification.user_id == user.id)
+        .order_by(Notification.id.desc())
+        .limit(limit)
+    ).all()
+    return [(row[0], row[1], row[2]) for row in rows]
+
+
+def mark_all_read(db: Session, user: User) -> None:
+    mark_all_read_by_id(db, user.id)
+
+
+def mark_all_read_by_id(db: Session, user_id: int) -> None:
+    db.execute(
+        update(Notification)
+        .where(Notification.user_id == user_id, Notification.read_at.is_(None))
+        .values(read_at=utcnow())
+    )
