@@ -101,6 +101,12 @@ class ContentStore:
         scored.sort(key=lambda pair: (-pair[0], pair[1].title))
         return [other for _, other in scored[:RELATED_CONCEPTS]]
 
+    def slugs_of(self, kind: str, slug: str) -> tuple[str, ...]:
+        """A page's slug and the old slugs (aliases) that lead to it: rows stored under any of
+        them belong to the page, so progress and threads survive a rename."""
+        aliases = self.question_aliases if kind == "question" else self.concept_aliases
+        return (slug, *sorted(alias for alias, target in aliases.items() if target == slug))
+
     def up_next(self, question: Question, count: int = UP_NEXT) -> list[Question]:
         """The questions after this one in its track, wrapping round to the start."""
         in_track = question.track.questions

@@ -34,14 +34,24 @@ def resolve_subject(content: ContentStore, kind: str, slug: str) -> tuple[Subjec
         question = content.question_by_slug.get(slug)
         if question is None:
             raise HTTPException(404, detail="There is no question at this address.")
-        aliases = tuple(a for a, s in content.question_aliases.items() if s == slug)
-        return Subject("question", slug, aliases), question.title, question.url
+        return (
+            Subject("question", *_split(content.slugs_of("question", slug))),
+            question.title,
+            question.url,
+        )
     slug = content.concept_aliases.get(slug, slug)
     concept = content.concept_by_slug.get(slug)
     if concept is None:
         raise HTTPException(404, detail="There is no concept card at this address.")
-    aliases = tuple(a for a, s in content.concept_aliases.items() if s == slug)
-    return Subject("concept", slug, aliases), concept.title, concept.url
+    return (
+        Subject("concept", *_split(content.slugs_of("concept", slug))),
+        concept.title,
+        concept.url,
+    )
+
+
+def _split(slugs: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    return slugs[0], slugs[1:]
 
 
 def answer_opened(db: Session, content: ContentStore, viewer: Viewer, subject: Subject) -> bool:

@@ -27,8 +27,7 @@ def resolve(content: ContentStore, slug: str) -> tuple[Question, tuple[str, ...]
     question = content.question_by_slug.get(slug)
     if question is None:
         raise HTTPException(404, detail="There is no question at this address.")
-    aliases = tuple(a for a, s in content.question_aliases.items() if s == slug)
-    return question, (slug, *aliases)
+    return question, content.slugs_of("question", slug)
 
 
 def back_to(question: Question, anchor: str = "practice") -> RedirectResponse:
