@@ -45,8 +45,8 @@ class Settings(BaseSettings):
     # Trust X-Forwarded-* from these proxy addresses (comma-separated, "*" for any).
     forwarded_allow_ips: str = Field("127.0.0.1", validation_alias="PREFILL_FORWARDED_ALLOW_IPS")
     # Connection pool per process (PostgreSQL). Total connections = workers × (pool_size + overflow).
-    db_pool_size: int = Field(10, validation_alias="PREFILL_DB_POOL_SIZE")
-    db_max_overflow: int = Field(30, validation_alias="PREFILL_DB_MAX_OVERFLOW")
+    db_pool_size: int = Field(20, validation_alias="PREFILL_DB_POOL_SIZE")
+    db_max_overflow: int = Field(20, validation_alias="PREFILL_DB_MAX_OVERFLOW")
     # Re-read content/ when files change (development only).
     reload_content: bool = Field(False, validation_alias="PREFILL_RELOAD_CONTENT")
 

@@ -41,7 +41,9 @@ QUESTION = "/questions/kv-bound-deployment"
 SLUG = "kv-bound-deployment"
 
 
-def start_server(database_url: str, port: int, workdir: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    database_url: str, port: int, workdir: Path, workers: int = 1
+) -> subprocess.Popen[bytes]:
     env = os.environ | {
         "DATABASE_URL": database_url,
         "PREFILL_SECRET_KEY": SECRET,
@@ -52,7 +54,7 @@ def start_server(database_url: str, port: int, workdir: Path) -> subprocess.Pope
     log = open(workdir / "server.log", "ab")  # noqa: SIM115
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--port", str(port),
-         "--log-level", "warning"],
+         "--log-level", "warning", "--workers", str(workers)],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     for _ in range(300):
@@ -218,6 +220,9 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip-growth", action="store_true")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="uvicorn worker processes (PostgreSQL)"
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed: apt-get install wrk")
@@ -225,7 +230,7 @@ def main() -> None:
     database_url = args.database_url or f"sqlite:///{workdir / 'bench.db'}"
     upgrade(database_url)
     cookie = seed(database_url, 200)
-    server = start_server(database_url, args.port, workdir)
+    server = start_server(database_url, args.port, workdir, args.workers)
     base = f"http://127.0.0.1:{args.port}"
     try:
         for path in ("/ping", QUESTION, "/search?q=kv+cache"):  # warm caches
@@ -235,7 +240,9 @@ def main() -> None:
         server.terminate()
         server.wait()
     trivial = rows[0][1]["rps"]
-    print(f"\nLoad: wrk -t2 -c32 -d8s, one uvicorn process, {database_url.split(':')[0]}\n")
+    print(
+        f"\nLoad: wrk -t2 -c32 -d8s, {args.workers} uvicorn process(es), {database_url.split(':')[0]}\n"
+    )
     print("| endpoint | requests/s | p50 ms | p99 ms | vs trivial | non-2xx |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, row in rows:

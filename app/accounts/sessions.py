@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from itsdangerous import BadSignature, Signer
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.base import utcnow
@@ -77,16 +77,20 @@ def start_session(db: Session, user: User, *, user_agent: str, ip_address: str) 
     return token
 
 
+# Built once: every signed-in request runs it.
+_FIND = (
+    select(UserSession, User)
+    .join(User, User.id == UserSession.user_id)
+    .where(
+        UserSession.token_hash == bindparam("token_hash"),
+        UserSession.revoked_at.is_(None),
+        UserSession.expires_at > bindparam("now"),
+    )
+)
+
+
 def find_session(db: Session, token: str) -> tuple[UserSession, User] | None:
-    row = db.execute(
-        select(UserSession, User)
-        .join(User, User.id == UserSession.user_id)
-        .where(
-            UserSession.token_hash == token_hash(token),
-            UserSession.revoked_at.is_(None),
-            UserSession.expires_at > utcnow(),
-        )
-    ).first()
+    row = db.execute(_FIND, {"token_hash": token_hash(token), "now": utcnow()}).first()
     return (row[0], row[1]) if row else None
 
 

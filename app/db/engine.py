@@ -22,7 +22,7 @@ def normalise_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str, *, pool_size: int = 10, max_overflow: int = 30) -> Engine:
+def make_engine(url: str, *, pool_size: int = 20, max_overflow: int = 20) -> Engine:
     """One pool per process. Size it to the request threadpool (anyio's default is 40 threads):
     each request holds at most one connection, so pool_size + max_overflow ≥ 40 never waits."""
     url = normalise_url(url)

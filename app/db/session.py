@@ -21,7 +21,7 @@ AFTER_COMMIT = "after_commit"
 class Database:
     """One engine per process and the two session factories built on it."""
 
-    def __init__(self, url: str, *, pool_size: int = 10, max_overflow: int = 30) -> None:
+    def __init__(self, url: str, *, pool_size: int = 20, max_overflow: int = 20) -> None:
         self.engine: Engine = make_engine(url, pool_size=pool_size, max_overflow=max_overflow)
         self.reader: sessionmaker[Session]
         self.writer: sessionmaker[Session]

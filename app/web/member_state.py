@@ -3,45 +3,48 @@ page a member sees, so a cached copy is reused only while nothing it shows has c
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from app.db.models.accounts import User
 from app.db.models.discussion import AnswerView, Notification
 from app.db.models.practice import Attempt, Bookmark, Note, ReviewCard
 
+_USER = bindparam("user_id")
 
-def member_state_version(db: Session, user: User) -> tuple[object, ...]:
-    def scalar(statement):  # type: ignore[no-untyped-def]
+
+def _build_statement():  # type: ignore[no-untyped-def]
+    """Built once: every page a member loads runs it, and building it costs more than running it."""
+
+    def latest(column, model):  # type: ignore[no-untyped-def]
+        return select(func.max(column)).where(model.user_id == _USER).scalar_subquery()
+
+    def count(model, *conditions):  # type: ignore[no-untyped-def]
+        statement = (
+            select(func.count()).select_from(model).where(model.user_id == _USER, *conditions)
+        )
         return statement.scalar_subquery()
 
-    counts = db.execute(
-        select(
-            scalar(
-                select(
-                    func.count(),
-                )
-                .select_from(Attempt)
-                .where(Attempt.user_id == user.id)
-            ),
-            scalar(select(func.max(Attempt.updated_at)).where(Attempt.user_id == user.id)),
-            scalar(select(func.max(Attempt.revealed_at)).where(Attempt.user_id == user.id)),
-            scalar(select(func.max(Attempt.scored_at)).where(Attempt.user_id == user.id)),
-            scalar(select(func.max(ReviewCard.last_review)).where(ReviewCard.user_id == user.id)),
-            scalar(select(func.count()).select_from(Bookmark).where(Bookmark.user_id == user.id)),
-            scalar(select(func.max(Bookmark.id)).where(Bookmark.user_id == user.id)),
-            scalar(select(func.max(Note.updated_at)).where(Note.user_id == user.id)),
-            scalar(select(func.count()).select_from(Note).where(Note.user_id == user.id)),
-            scalar(
-                select(func.count()).select_from(AnswerView).where(AnswerView.user_id == user.id)
-            ),
-            scalar(
-                select(func.count())
-                .select_from(Notification)
-                .where(Notification.user_id == user.id, Notification.read_at.is_(None))
-            ),
-        )
-    ).one()
+    return select(
+        count(Attempt),
+        latest(Attempt.updated_at, Attempt),
+        latest(Attempt.revealed_at, Attempt),
+        latest(Attempt.scored_at, Attempt),
+        latest(ReviewCard.last_review, ReviewCard),
+        count(Bookmark),
+        latest(Bookmark.id, Bookmark),
+        latest(Note.updated_at, Note),
+        count(Note),
+        count(AnswerView),
+        count(Notification, Notification.read_at.is_(None)),
+    )
+
+
+_STATEMENT = _build_statement()
+
+
+def member_state_version(db: Session, user: User) -> tuple[object, ...]:
+    counts = db.execute(_STATEMENT, {"user_id": user.id}).one()
     profile = (
         user.display_name,
         user.role,
