@@ -25,7 +25,7 @@ from app.mail import make_mailer
 from app.ratelimit import RateLimiter
 from app.settings import PROJECT_ROOT, Settings
 from app.web.assets import AssetManifest
-from app.web.caching import PageCache, ShortLived
+from app.web.caching import GZIP_LEVEL, GZIP_MINIMUM_SIZE, PageCache, ShortLived
 from app.web.csrf import CSRFCookieMiddleware, verify_csrf
 from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import Renderer, make_environment
@@ -110,7 +110,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     from app.web.site import install as install_site
 
     install_site(app)
-    app.add_middleware(GZipMiddleware, minimum_size=800, compresslevel=6)
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=GZIP_LEVEL)
     app.add_middleware(write_gate_middleware(app.state.write_gate))
     app.add_middleware(CSRFCookieMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)

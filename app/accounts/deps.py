@@ -6,6 +6,7 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import BackgroundTasks, Depends, Request
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.sessions import (
@@ -18,13 +19,14 @@ from app.accounts.sessions import (
     touch_later,
     unsign_token,
 )
-from app.db.models.accounts import User
+from app.db.models.accounts import User, UserSession
 from app.db.session import SAFE_METHODS, DbSession
 from app.web.csrf import csrf_token
+from app.web.member_state import member_state_version
 
 
 async def get_viewer(request: Request, db: DbSession, background: BackgroundTasks) -> Viewer:
-    """The signed-in user, if the session cookie names a live session (one query, or none:
+    """The signed-in user, if the session cookie names a live session (one lookup, or none:
     a visitor costs no database work and no worker thread)."""
     cached = getattr(request.state, "viewer", None)
     if cached is not None:
@@ -33,10 +35,13 @@ async def get_viewer(request: Request, db: DbSession, background: BackgroundTask
     cookie = request.cookies.get(SESSION_COOKIE)
     token = unsign_token(request.app.state.secret_key, cookie) if cookie else None
     if token:
-        found = await run_in_threadpool(find_session, db, token)
+        reading = request.method in SAFE_METHODS
+        found, state = await request.app.state.db.lookup(
+            db, _find_session_and_state, db, token, reading
+        )
         if found:
             session_row, user = found
-            if request.method in SAFE_METHODS:
+            if reading:
                 # A read request's transaction stays read-only; record activity once the
                 # response is out (a second connection held during the request could starve
                 # the pool under load).
@@ -49,9 +54,20 @@ async def get_viewer(request: Request, db: DbSession, background: BackgroundTask
                     )
             else:
                 await run_in_threadpool(touch, db, session_row)
-            viewer = Viewer(user=user, session=session_row)
+            viewer = Viewer(user=user, session=session_row, state=state)
     request.state.viewer = viewer
     return viewer
+
+
+def _find_session_and_state(
+    db: Session, token: str, reading: bool
+) -> tuple[tuple[UserSession, User] | None, tuple[object, ...] | None]:
+    """A read request also takes the member's page-state version, which every member page keys
+    its cache on: both in one lookup."""
+    found = find_session(db, token)
+    if found is None or not reading:
+        return found, None
+    return found, member_state_version(db, found[1])
 
 
 CurrentViewer = Annotated[Viewer, Depends(get_viewer)]

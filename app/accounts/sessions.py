@@ -49,6 +49,9 @@ class Viewer:
 
     user: User | None = None
     session: UserSession | None = None
+    # A read request's snapshot of the member's private state (`member_state_version`), read
+    # with the session so a cached page costs one query; None when not read.
+    state: tuple[object, ...] | None = None
 
     @property
     def signed_in(self) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine, text
@@ -15,6 +15,8 @@ from app.db.engine import make_engine, make_sessionmakers
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 READ_ONLY_FLAG = "prefill_read_only"
+READ_ONLY_SESSION = "prefill_read_only_session"
+T = TypeVar("T")
 AFTER_COMMIT = "after_commit"
 
 
@@ -32,12 +34,28 @@ class Database:
         # requests holding connections need a thread to finish).
         self.slots = pool_size + max_overflow
         self._slots: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        # SQLite runs inside this process: see `lookup`.
+        self.reads_inline = self.engine.dialect.name == "sqlite"
 
     def slot(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
         if loop not in self._slots:  # one per event loop (tests run several)
             self._slots[loop] = asyncio.Semaphore(self.slots)
         return self._slots[loop]
+
+    async def lookup(self, session: Session, function: Callable[..., T], *args: object) -> T:
+        """Run a short read of a few indexed rows (a session, a version) for a request.
+
+        On SQLite, in a read-only transaction, it runs right here in the event loop: the read is
+        CPU work inside this process, a WAL reader never waits for a writer, and under load the
+        hop to a worker thread and back costs more than the query itself (docs/benchmarks.md:
+        a member's cached page served about twice the requests). On PostgreSQL the read waits
+        on the network, and a writer's transaction may wait for a lock, so those go to a worker
+        thread. Renders, searches and writes always run in worker threads.
+        """
+        if self.reads_inline and session.info.get(READ_ONLY_SESSION):
+            return function(*args)
+        return await run_in_threadpool(function, *args)
 
     def ping(self) -> None:
         with self.engine.connect() as connection:
@@ -62,11 +80,12 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     factory = database.reader if read_only else database.writer
     async with database.slot():
         session = factory()
+        session.info[READ_ONLY_SESSION] = bool(read_only)
         request.state.db = session  # for template context providers: one connection per request
         try:
             yield session
             if session.in_transaction():
-                await run_in_threadpool(session.commit)
+                await database.lookup(session, session.commit)  # a read-only commit is a lookup
                 if not read_only:  # this process's cached versions may now be stale
                     forget = getattr(request.app.state, "forget_versions", None)
                     if forget is not None:

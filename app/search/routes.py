@@ -16,6 +16,7 @@ from app.db.session import DbSession
 from app.search import indexer, post_events, service
 from app.search.query import MAX_QUERY_CHARS, parse
 from app.search.service import KIND_FILTERS, KIND_LABELS, Filters
+from app.web.caching import CachedPage, accepts_gzip
 from app.web.deps import Content, Templates
 
 router = APIRouter(include_in_schema=False)
@@ -70,17 +71,17 @@ async def search_page(
     # A visitor's results depend only on the query and the index: the same query within a
     # moment (the live search as people type, popular terms) is answered from memory.
     key = ("search", content.fingerprint, request.url.query, request.headers.get("hx-request", ""))
-    body, media_type, headers = await request.app.state.short_lived.get(
-        key, lambda: _frozen(render())
+    cached: CachedPage = await request.app.state.short_lived.get(
+        key, lambda: _kept(request, render())
     )
-    return Response(body, media_type=media_type, headers=headers)
+    return cached.response(request)
 
 
-def _frozen(response: Response) -> tuple[bytes, str, dict[str, str]]:
-    headers = {
-        k: v for k, v in response.headers.items() if k not in {"content-length", "content-type"}
-    }
-    return bytes(response.body), response.headers.get("content-type", "text/html"), headers
+def _kept(request: Request, response: Response) -> CachedPage:
+    page = CachedPage.of(response)
+    if accepts_gzip(request):
+        page.gzip_body()  # in the worker thread, once for everyone who asks within the moment
+    return page
 
 
 def _render(request, db, content, templates, viewer, q, filters, page) -> Response:  # type: ignore[no-untyped-def]

@@ -12,11 +12,13 @@ a repeat visit costs a dictionary lookup instead of a template render.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import hashlib
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -29,6 +31,8 @@ from app.web.member_state import member_state_version
 PRIVATE_REVALIDATE = "private, no-cache"
 CACHE_ENTRIES = 512
 MEMBER_STATE = "member-state"  # marks parts that include the member's private state
+GZIP_MINIMUM_SIZE = 800  # bytes: smaller bodies are sent as they are
+GZIP_LEVEL = 6
 
 
 def make_etag(parts: Iterable[object]) -> str:
@@ -46,23 +50,67 @@ def _matches(header: str | None, etag: str) -> bool:
     return any(tag.strip().removeprefix("W/") == wanted for tag in header.split(","))
 
 
+@dataclass
+class CachedPage:
+    """A rendered response kept for reuse, and its gzip encoding made once: compressing a
+    60 KB page costs more than serving it from here, and nearly every browser asks for gzip."""
+
+    body: bytes
+    media_type: str
+    headers: dict[str, str]  # kept from the render (e.g. vary), minus length and type
+    gzipped: bytes | None = None
+
+    @classmethod
+    def of(cls, response: Response, keep: Iterable[str] | None = None) -> CachedPage:
+        wanted = None if keep is None else set(keep)
+        headers = {
+            name: value
+            for name, value in response.headers.items()
+            if name not in _NOT_KEPT and (wanted is None or name in wanted)
+        }
+        media_type = response.headers.get("content-type", "text/html; charset=utf-8")
+        return cls(bytes(response.body), media_type, headers)
+
+    def gzip_body(self) -> bytes:
+        if self.gzipped is None:  # two threads may race to fill it: both get the same bytes
+            self.gzipped = gzip.compress(self.body, compresslevel=GZIP_LEVEL, mtime=0)
+        return self.gzipped
+
+    def response(self, request: Request, headers: dict[str, str] | None = None) -> Response:
+        headers = self.headers | (headers or {})
+        if len(self.body) < GZIP_MINIMUM_SIZE or not accepts_gzip(request):
+            # The gzip middleware adds "Vary: Accept-Encoding" to this one.
+            return Response(self.body, media_type=self.media_type, headers=headers)
+        vary = headers.get("vary")
+        headers["vary"] = f"{vary}, Accept-Encoding" if vary else "Accept-Encoding"
+        headers["content-encoding"] = "gzip"  # the middleware passes an encoded body through
+        return Response(self.gzip_body(), media_type=self.media_type, headers=headers)
+
+
+_NOT_KEPT = frozenset({"content-length", "content-type", "content-encoding"})
+
+
+def accepts_gzip(request: Request) -> bool:
+    return "gzip" in request.headers.get("accept-encoding", "")  # as the gzip middleware decides
+
+
 class PageCache:
-    """A small LRU of rendered anonymous pages: ETag → (body, content type, vary)."""
+    """A small LRU of rendered pages, keyed by ETag."""
 
     def __init__(self, max_entries: int = CACHE_ENTRIES) -> None:
         self.max_entries = max_entries
-        self._entries: OrderedDict[str, tuple[bytes, str, str | None]] = OrderedDict()
+        self._entries: OrderedDict[str, CachedPage] = OrderedDict()
         self._lock = threading.Lock()
         self.inflight: dict[str, asyncio.Future[None]] = {}
 
-    def get(self, key: str) -> tuple[bytes, str, str | None] | None:
+    def get(self, key: str) -> CachedPage | None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
                 self._entries.move_to_end(key)
             return entry
 
-    def put(self, key: str, entry: tuple[bytes, str, str | None]) -> None:
+    def put(self, key: str, entry: CachedPage) -> None:
         with self._lock:
             self._entries[key] = entry
             self._entries.move_to_end(key)
@@ -96,10 +144,7 @@ def _lookup(request: Request, parts: Iterable[object]) -> tuple[str, bool, Respo
     cache: PageCache = request.app.state.page_cache
     cacheable = anonymous or MEMBER_STATE in parts
     if cacheable and (hit := cache.get(etag)) is not None:
-        body, media_type, vary = hit
-        if vary:
-            headers["vary"] = vary
-        return etag, cacheable, Response(body, media_type=media_type, headers=headers)
+        return etag, cacheable, hit.response(request, headers)
     return etag, cacheable, None
 
 
@@ -107,10 +152,17 @@ def _finish(request: Request, etag: str, cacheable: bool, response: Response) ->
     if response.status_code == 200:
         response.headers.update({"etag": etag, "cache-control": PRIVATE_REVALIDATE})
         if cacheable:
-            media_type = response.headers.get("content-type", "text/html; charset=utf-8")
-            entry = (bytes(response.body), media_type, response.headers.get("vary"))
-            request.app.state.page_cache.put(etag, entry)
+            page = CachedPage.of(response, keep=["vary"])
+            if accepts_gzip(request):
+                page.gzip_body()  # here, in the render's worker thread, not on the next hit
+            request.app.state.page_cache.put(etag, page)
     return response
+
+
+def _render_and_finish(
+    request: Request, etag: str, cacheable: bool, render: Callable[[], Response]
+) -> Response:
+    return _finish(request, etag, cacheable, render())
 
 
 def conditional(
@@ -121,7 +173,7 @@ def conditional(
     etag, anonymous, early = _lookup(request, parts)
     if early is not None:
         return early
-    return _finish(request, etag, anonymous, render())
+    return _render_and_finish(request, etag, anonymous, render)
 
 
 async def conditional_async(
@@ -137,16 +189,19 @@ async def conditional_async(
     parts = list(parts)
     viewer = getattr(request.state, "viewer", None)
     if viewer is not None and viewer.user is not None:
-        if member_state is None:  # a caller that already queried it saves a thread hop
-            member_state = await run_in_threadpool(
-                member_state_version, request.state.db, viewer.user
+        if member_state is None:  # read with the session on a GET: no extra hop
+            member_state = viewer.state
+        if member_state is None:
+            db = request.state.db
+            member_state = await request.app.state.db.lookup(
+                db, member_state_version, db, viewer.user
             )
         parts += [MEMBER_STATE, member_state]
     etag, cacheable, early = _lookup(request, parts)
     if early is not None:
         return early
     if not cacheable:
-        return _finish(request, etag, cacheable, await run_in_threadpool(render))
+        return await run_in_threadpool(_render_and_finish, request, etag, cacheable, render)
     # One render per page however many requests miss at once (a cold start under load).
     cache: PageCache = request.app.state.page_cache
     pending = cache.inflight.get(etag)
@@ -158,7 +213,7 @@ async def conditional_async(
     future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     cache.inflight[etag] = future
     try:
-        return _finish(request, etag, cacheable, await run_in_threadpool(render))
+        return await run_in_threadpool(_render_and_finish, request, etag, cacheable, render)
     finally:
         cache.inflight.pop(etag, None)
         future.set_result(None)

@@ -19,7 +19,6 @@ from app.practice.panel import build_panel
 from app.search import browse
 from app.web.caching import conditional_async
 from app.web.deps import Content, Templates, base_url
-from app.web.member_state import member_state_version
 from app.web.showcase import showcase
 
 router = APIRouter(include_in_schema=False)
@@ -176,18 +175,14 @@ async def question_page(
         }
         return templates.page(request, "question.html", values)
 
-    state = None
     if viewer.user is not None:  # members always see the thread as it is now
-        user = viewer.user
-        version, state = await run_in_threadpool(
-            lambda: (stats.thread_version(db, thread_subject), member_state_version(db, user))
-        )
+        version = await request.app.state.db.lookup(db, stats.thread_version, db, thread_subject)
     else:
         version = await request.app.state.short_lived.get(
             thread_subject, lambda: stats.thread_version(db, thread_subject)
         )
     return await conditional_async(
-        request, [content.fingerprint, version, sort, just_opened], render, member_state=state
+        request, [content.fingerprint, version, sort, just_opened], render
     )
 
 
@@ -212,7 +207,7 @@ async def concept_page(
             subject, lambda: stats.thread_version(db, subject)
         )
     else:
-        version = await run_in_threadpool(stats.thread_version, db, subject)
+        version = await request.app.state.db.lookup(db, stats.thread_version, db, subject)
 
     def render() -> Response:
         thread = build_thread(db, content, viewer, "concept", slug, sort=sort)

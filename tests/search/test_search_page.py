@@ -106,3 +106,14 @@ def test_header_search_box_posts_here(sqlite_client: TestClient) -> None:
     home = sqlite_client.get("/").text
     assert '<form class="header-search" action="/search" method="get"' in home
     assert 'data-hotkey="/"' in home
+
+
+def test_a_visitors_results_are_served_compressed_from_memory(sqlite_client: TestClient) -> None:
+    params = {"q": "kv cache"}
+    plain = sqlite_client.get("/search", params=params, headers={"Accept-Encoding": "identity"})
+    for _ in range(2):
+        packed = sqlite_client.get("/search", params=params, headers={"Accept-Encoding": "gzip"})
+        assert packed.headers["content-encoding"] == "gzip"
+        assert "Accept-Encoding" in packed.headers["vary"]
+        assert packed.text == plain.text
+    assert "content-encoding" not in plain.headers

@@ -189,3 +189,25 @@ def test_question_page_query_count(app, client: TestClient, content_store, count
     with count_queries() as counter:
         assert client.get(url).status_code == 200
     assert counter.count <= 3, counter.statements
+
+
+def test_cached_pages_are_compressed_once(
+    sqlite_client: TestClient, content_store: ContentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import app.web.caching as caching
+
+    calls = []
+    real_compress = caching.gzip.compress
+    monkeypatch.setattr(
+        caching.gzip, "compress", lambda *a, **k: calls.append(1) or real_compress(*a, **k)
+    )
+    url = content_store.questions[0].url
+    plain = sqlite_client.get(url, headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+    hits = [sqlite_client.get(url, headers={"Accept-Encoding": "gzip, br"}) for _ in range(3)]
+    for hit in hits:
+        assert hit.headers["content-encoding"] == "gzip"
+        assert "Accept-Encoding" in hit.headers["vary"]
+        assert hit.headers["etag"] == plain.headers["etag"]
+        assert hit.text == plain.text  # the same page, decoded
+    assert len(calls) == 1  # made once, on the first hit, then served as stored
