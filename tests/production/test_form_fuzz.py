@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
@@ -19,6 +19,7 @@ NASTY = st.sampled_from(
         "%00", "{{7*7}}", "\r\n\r\nX-Injected: 1", "null", "[]", "{}",
     ]
 )  # fmt: skip
+MAX_QUERY_BYTES = 60_000
 VALUES = st.one_of(NASTY, st.text(max_size=300), st.integers().map(str))
 
 FORMS: dict[str, tuple[str, list[str]]] = {
@@ -147,6 +148,8 @@ def test_query_strings_never_fail(member, form: str) -> None:  # type: ignore[no
     @given(values=st.fixed_dictionaries({field: VALUES for field in fields}), as_htmx=st.booleans())
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
     def check(values, as_htmx) -> None:  # type: ignore[no-untyped-def]
+        # Past 64 KiB the test client itself refuses the URL (as browsers and proxies do).
+        assume(len(urlencode(values)) < MAX_QUERY_BYTES)
         headers = {"HX-Request": "true"} if as_htmx else {}
         response = client.get(template.format(**names), params=values, headers=headers)
         assert response.status_code < 500, (template, values, response.text[:300])
