@@ -49,8 +49,8 @@ class Viewer:
 
     user: User | None = None
     session: UserSession | None = None
-    # A read request's snapshot of the member's private state (`member_state_version`), read
-    # with the session so a cached page costs one query; None when not read.
+    # A read request's version of the member's private state (`member_state_version`), read
+    # in the same lookup as the session, for the page cache's key; None when not read.
     state: tuple[object, ...] | None = None
 
     @property

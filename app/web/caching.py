@@ -177,20 +177,15 @@ def conditional(
 
 
 async def conditional_async(
-    request: Request,
-    parts: Iterable[object],
-    render: Callable[[], Response],
-    *,
-    member_state: tuple[object, ...] | None = None,
+    request: Request, parts: Iterable[object], render: Callable[[], Response]
 ) -> Response:
     """The same for async routes: a hit costs no worker thread; a miss renders in one. For a
-    member, the key also holds their private state (one query), so pages such as the header's
+    member, the key also holds their private state, so pages such as the header's
     unread-replies badge are never served stale."""
     parts = list(parts)
     viewer = getattr(request.state, "viewer", None)
     if viewer is not None and viewer.user is not None:
-        if member_state is None:  # read with the session on a GET: no extra hop
-            member_state = viewer.state
+        member_state = viewer.state  # read with their session on a GET
         if member_state is None:
             db = request.state.db
             member_state = await request.app.state.db.lookup(
