@@ -20,7 +20,7 @@ from app.accounts.sessions import (
     unsign_token,
 )
 from app.db.models.accounts import User, UserSession
-from app.db.session import SAFE_METHODS, DbSession
+from app.db.session import DbSession, is_read_only
 from app.web.csrf import csrf_token
 from app.web.member_state import member_state_version
 
@@ -35,14 +35,14 @@ async def get_viewer(request: Request, db: DbSession, background: BackgroundTask
     cookie = request.cookies.get(SESSION_COOKIE)
     token = unsign_token(request.app.state.secret_key, cookie) if cookie else None
     if token:
-        reading = request.method in SAFE_METHODS
+        reading = is_read_only(db)
         found, state = await request.app.state.db.lookup(
             db, _find_session_and_state, db, token, reading
         )
         if found:
             session_row, user = found
             if reading:
-                # A read request's transaction stays read-only; record activity once the
+                # A read-only request's transaction must not write; record activity once the
                 # response is out (a second connection held during the request could starve
                 # the pool under load).
                 if needs_touch(session_row):

@@ -53,7 +53,7 @@ class Database:
         on the network, and a writer's transaction may wait for a lock, so those go to a worker
         thread. Renders, searches and writes always run in worker threads.
         """
-        if self.reads_inline and session.info.get(READ_ONLY_SESSION):
+        if self.reads_inline and is_read_only(session):
             return function(*args)
         return await run_in_threadpool(function, *args)
 
@@ -101,6 +101,12 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
                 session.close()
     for callback in session.info.get(AFTER_COMMIT, ()):
         await run_in_threadpool(callback)
+
+
+def is_read_only(session: Session) -> bool:
+    """Whether this request's session only reads (GET, or a POST that computes and stores
+    nothing, such as the calculator): it must then never write."""
+    return bool(session.info.get(READ_ONLY_SESSION))
 
 
 def after_commit(session: Session, callback: Callable[[], None]) -> None:
