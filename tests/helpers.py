@@ -89,3 +89,19 @@ def post_id_from(response) -> int:  # type: ignore[no-untyped-def]
     )
     assert match, "no post id in the response"
     return int(match.group(1))
+
+
+# One calculator setup (Llama 3.1 70B on 8 × H200, TP4) that page and browser tests share.
+CALCULATOR_SETUP = {
+    "model": "llama-3.1-70b",
+    "gpu": "H200",
+    "gpus": "8",
+    "tp": "4",
+    "context": "32768",
+    "concurrency": "64",
+    "kv_dtype": "bf16",
+    "weight_dtype": "bf16",
+    "gpu_util": "0.9",
+    "reserve": "5",
+    "kv_budget": "",
+}

@@ -7,6 +7,7 @@ whose message names the field, and never reaches a JSON encoder that would fail 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from functools import cache
@@ -39,18 +40,7 @@ from app.web.body_limit import capped_body_route
 
 # The config plus a few hundred bytes of other fields.
 MAX_BODY_BYTES = MAX_CONFIG_BYTES + 4 * 1024
-REQUEST_FIELDS = (
-    "gpu",
-    "gpus",
-    "tp",
-    "context",
-    "concurrency",
-    "kv_dtype",
-    "weight_dtype",
-    "gpu_util",
-    "reserve_bytes",
-    "kv_budget_bytes",
-)
+REQUEST_FIELDS = tuple(field.name for field in dataclasses.fields(SizingRequest))
 
 router = APIRouter(prefix="/api/v1", tags=["sizing"], route_class=capped_body_route(MAX_BODY_BYTES))
 

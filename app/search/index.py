@@ -9,7 +9,7 @@ ranking, and never reaches a snippet.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
@@ -46,6 +46,19 @@ class Hit:
     locked: bool
     title: str = ""  # marked with highlight.START / STOP
     snippet: str = ""  # the best-matching fragment of lede, body or (readable) answer
+
+    @classmethod
+    def from_row(cls, row: Any, score: float) -> Hit:
+        """A ranked row of either engine (they differ only in how a score reads: pass it
+        higher-is-better)."""
+        return cls(
+            id=row.id,
+            kind=row.kind,
+            page=row.page,
+            post_id=row.post_id,
+            score=score,
+            locked=bool(row.locked),
+        )
 
 
 @dataclass

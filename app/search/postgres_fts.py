@@ -78,17 +78,7 @@ class PostgresIndex:
             """
         )
         rows = db.execute(statement, params).all()
-        hits = [
-            Hit(
-                id=row.id,
-                kind=row.kind,
-                page=row.page,
-                post_id=row.post_id,
-                score=float(row.score),
-                locked=bool(row.locked),
-            )
-            for row in rows
-        ]
+        hits = [Hit.from_row(row, score=float(row.score)) for row in rows]
         self._highlight(db, hits, query, params)
         return HitPage(hits=hits, total=rows[0].total if rows else 0)
 

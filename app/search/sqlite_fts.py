@@ -85,17 +85,7 @@ class SqliteIndex:
             """
         )
         rows = db.execute(statement, params).all()
-        hits = [
-            Hit(
-                id=row.id,
-                kind=row.kind,
-                page=row.page,
-                post_id=row.post_id,
-                score=-row.score,
-                locked=bool(row.locked),
-            )
-            for row in rows
-        ]
+        hits = [Hit.from_row(row, score=-row.score) for row in rows]  # bm25: lower is better
         self._highlight(db, hits, params)
         return HitPage(hits=hits, total=rows[0].total if rows else 0)
 

@@ -12,21 +12,9 @@ import pytest
 from app.content.store import ContentStore
 from app.settings import PROJECT_ROOT
 from app.sizing import SizingRequest, load_preset, size
+from tests.helpers import CALCULATOR_SETUP as SETUP
 
 AXE = PROJECT_ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SETUP = {
-    "model": "llama-3.1-70b",
-    "gpu": "H200",
-    "gpus": "8",
-    "tp": "4",
-    "context": "32768",
-    "concurrency": "64",
-    "kv_dtype": "bf16",
-    "weight_dtype": "bf16",
-    "gpu_util": "0.9",
-    "reserve": "5",
-    "kv_budget": "",
-}
 STAT = ".calc-results .stat-{} .stat-value"
 
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from app.content.store import ContentStore
+from app.web.calculator_form import FIELDS as CALCULATOR_FIELDS
 from tests.helpers import csrf_token, make_role, post_comment, post_id_from, signup, unique_email
 
 NASTY = st.sampled_from(
@@ -54,21 +55,7 @@ FORMS: dict[str, tuple[str, list[str]]] = {
 QUERIES: dict[str, tuple[str, list[str]]] = {
     "home": ("/", ["track", "level", "status"]),
     "search": ("/search", ["q", "type", "track", "level", "page"]),
-    "calculator": (
-        "/calculator",
-        [
-            "model",
-            "gpu",
-            "gpus",
-            "tp",
-            "context",
-            "concurrency",
-            "kv_dtype",
-            "weight_dtype",
-            "gpu_util",
-            "reserve_gib",
-        ],
-    ),
+    "calculator": ("/calculator", list(CALCULATOR_FIELDS)),
     "compare": ("/calculator/compare", ["model", "b_model", "gpus", "b_tp", "context"]),
     "thread": ("{question}/comments", ["sort", "after"]),
 }

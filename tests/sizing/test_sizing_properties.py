@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from hypothesis import HealthCheck, given, settings
@@ -170,20 +171,7 @@ def test_perturbed_real_configs_raise_only_sizing_errors(model, data):
 @settings(max_examples=300, deadline=None)
 @given(
     st.dictionaries(
-        st.sampled_from(
-            [
-                "gpu",
-                "gpus",
-                "tp",
-                "context",
-                "concurrency",
-                "kv_dtype",
-                "weight_dtype",
-                "gpu_util",
-                "reserve_bytes",
-                "kv_budget_bytes",
-            ]
-        ),
+        st.sampled_from([field.name for field in dataclasses.fields(SizingRequest)]),
         json_leaf,
         max_size=6,
     )

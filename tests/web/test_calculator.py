@@ -18,22 +18,10 @@ from app.sizing import SizingRequest, list_presets, load_preset, load_preset_con
 from app.web.calculator_form import read_form
 from app.web.serve_command import hf_repo
 from tests.conftest import make_settings
+from tests.helpers import CALCULATOR_SETUP as SETUP
 from tests.helpers import csrf_token
 
 HX = {"HX-Request": "true"}
-SETUP = {
-    "model": "llama-3.1-70b",
-    "gpu": "H200",
-    "gpus": "8",
-    "tp": "4",
-    "context": "32768",
-    "concurrency": "64",
-    "kv_dtype": "bf16",
-    "weight_dtype": "bf16",
-    "gpu_util": "0.9",
-    "reserve": "5",
-    "kv_budget": "",
-}
 FIXTURES = Path(__file__).parents[1] / "content" / "fixtures" / "valid" / "content"
 
 
