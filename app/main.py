@@ -17,6 +17,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.accounts.deps import get_viewer
 from app.content.holder import ContentHolder, StaticContent
 from app.content.loader import load_content
+from app.content.render_cache import RenderCache, code_version
 from app.content.schema import LEVEL_LABELS
 from app.content.store import ContentStore
 from app.db.session import Database
@@ -118,20 +119,33 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
 
 
 def _content_holder(settings: Settings, environment: Environment) -> ContentHolder:
-    load = partial(load_site_content, settings.content_dir, environment)
+    load = partial(
+        load_site_content, settings.content_dir, environment, render_cache=settings.render_cache
+    )
     reload = settings.reload_content or settings.env == "development"
     return ContentHolder(settings.content_dir, load, reload=reload)
 
 
-def load_site_content(content_dir: Path, environment: Environment | None = None) -> ContentStore:
-    """Load content/ with live figures and the embedded widget rendered by the web templates."""
+def load_site_content(
+    content_dir: Path,
+    environment: Environment | None = None,
+    *,
+    render_cache: Path | None = None,
+) -> ContentStore:
+    """Load content/ with live figures and the embedded widget rendered by the web templates.
+
+    With `render_cache`, what was rendered from unchanged input by the same code is read back.
+    """
     from app.content.figures import render_figure
     from app.web.widgets import make_widget_renderer
 
+    assets = AssetManifest(STATIC_DIR)
     if environment is None:
-        environment = make_environment(
-            {"static_url": AssetManifest(STATIC_DIR).url, "level_labels": LEVEL_LABELS}
-        )
+        environment = make_environment({"static_url": assets.url, "level_labels": LEVEL_LABELS})
+    cache = None
+    if render_cache is not None:
+        version = code_version([PROJECT_ROOT / "app", TEMPLATE_DIR], salt=assets.fingerprint)
+        cache = RenderCache(render_cache, version)
     return load_content(
-        content_dir, figures=render_figure, widgets=make_widget_renderer(environment)
+        content_dir, figures=render_figure, widgets=make_widget_renderer(environment), cache=cache
     )

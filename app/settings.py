@@ -49,6 +49,11 @@ class Settings(BaseSettings):
     db_max_overflow: int = Field(20, validation_alias="PREFILL_DB_MAX_OVERFLOW")
     # Re-read content/ when files change (development only).
     reload_content: bool = Field(False, validation_alias="PREFILL_RELOAD_CONTENT")
+    # Rendered content, reused by the next start while the content and code are unchanged
+    # (shared by the processes on one machine). Empty: render everything at every start.
+    render_cache: Path | None = Field(
+        VAR_DIR / "cache" / "content-render.json", validation_alias="PREFILL_RENDER_CACHE"
+    )
 
     @field_validator("public_url")
     @classmethod

@@ -7,6 +7,7 @@ everything wrong in one run; each names the file, the field and what was expecte
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,6 +29,7 @@ from app.content.markdown import (
     split_sections,
 )
 from app.content.models import Concept, Question, Track
+from app.content.render_cache import YAML_CODEC, RenderCache
 from app.content.schema import ConceptMeta, QuestionMeta, TracksFile
 from app.content.store import ContentStore
 
@@ -105,12 +107,27 @@ def split_front_matter(text: str) -> tuple[str, str]:
 
 
 M = TypeVar("M", QuestionMeta, ConceptMeta)
+# libyaml's parser when PyYAML was built with it: the same documents, several times faster.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _read_meta(path: Path, model: type[M], collector: _Collector) -> tuple[M, str] | None:
+def _parse_yaml(raw: str, cache: RenderCache) -> Any:
+    def parse() -> Any:
+        try:
+            return yaml.load(raw, Loader=_YAML_LOADER)
+        except yaml.YAMLError:
+            # The pure-Python parser words its errors more clearly for an author.
+            return yaml.load(raw, Loader=yaml.SafeLoader)
+
+    return cache.memo("yaml", raw, parse, YAML_CODEC)
+
+
+def _read_meta(
+    path: Path, model: type[M], collector: _Collector, cache: RenderCache
+) -> tuple[M, str] | None:
     try:
         raw_yaml, body = split_front_matter(path.read_text(encoding="utf-8"))
-        data: Any = yaml.safe_load(raw_yaml)
+        data: Any = _parse_yaml(raw_yaml, cache)
     except yaml.YAMLError as error:
         collector.add(path, describe_yaml_error(error, line_offset=1), "front matter")
         return None
@@ -134,10 +151,16 @@ def _read_meta(path: Path, model: type[M], collector: _Collector) -> tuple[M, st
 class _Renderer:
     """Renders markdown with the resolvers and records what each document links to."""
 
-    def __init__(self, figures: FigureResolver | None, widgets: WidgetResolver | None) -> None:
+    def __init__(
+        self,
+        figures: FigureResolver | None,
+        widgets: WidgetResolver | None,
+        cache: RenderCache,
+    ) -> None:
         self.md: MarkdownIt = make_markdown()
         self.figures = figures
         self.widgets = widgets
+        self.cache = cache
         self.links: dict[Path, list[str]] = {}
 
     def render(
@@ -148,14 +171,32 @@ class _Renderer:
         where: str,
         widget_defaults: dict[str, str] | None = None,
     ) -> str:
-        env = RenderEnv(
-            figures=self.figures, widgets=self.widgets, widget_defaults=widget_defaults or {}
-        )
-        html = self.md.render(source, {ENV_KEY: env})
-        self.links.setdefault(path, []).extend(env.links)
-        for message in env.errors:
+        defaults = widget_defaults or {}
+
+        def render() -> list[Any]:
+            env = RenderEnv(figures=self.figures, widgets=self.widgets, widget_defaults=defaults)
+            return [self.md.render(source, {ENV_KEY: env}), env.links, env.errors]
+
+        key = json.dumps([source, defaults], sort_keys=True)
+        html, links, errors = self.cache.memo("render", key, render)
+        self.links.setdefault(path, []).extend(links)
+        for message in errors:
             collector.add(path, message, where)
         return html
+
+    def sections(self, source: str) -> tuple[str, list[Section]]:
+        def split() -> list[Any]:
+            preamble, sections = split_sections(self.md, source)
+            return [preamble, [[section.heading, section.source] for section in sections]]
+
+        preamble, pairs = self.cache.memo("sections", source, split)
+        return preamble, [Section(heading=heading, source=text) for heading, text in pairs]
+
+    def first_paragraph(self, source: str) -> str:
+        return self.cache.memo("first", source, lambda: first_paragraph(self.md, source))
+
+    def text(self, html: str) -> str:
+        return self.cache.memo("text", html, lambda: html_to_text(html))
 
 
 def _sections_by_name(
@@ -173,7 +214,7 @@ def _sections_by_name(
 def _load_question(
     path: Path, tracks: dict[str, Track], renderer: _Renderer, collector: _Collector
 ) -> Question | None:
-    parsed = _read_meta(path, QuestionMeta, collector)
+    parsed = _read_meta(path, QuestionMeta, collector, renderer.cache)
     if parsed is None:
         return None
     meta, body = parsed
@@ -181,7 +222,7 @@ def _load_question(
     if track is None:
         collector.add(path, f"unknown track {meta.track!r}", "track")
         return None
-    preamble, sections = split_sections(renderer.md, body)
+    preamble, sections = renderer.sections(body)
     headings = tuple(section.heading for section in sections)
     if preamble.strip() or headings != QUESTION_SECTIONS:
         collector.add(
@@ -199,7 +240,7 @@ def _load_question(
         else {}
     )
     answer_html = renderer.render(path, answer.source, collector, "Answer", defaults)
-    teaser_source = meta.teaser or first_paragraph(renderer.md, answer.source)
+    teaser_source = meta.teaser or renderer.first_paragraph(answer.source)
     teaser_html = renderer.render(path, teaser_source, collector, "teaser")
     lede_html = renderer.render(path, meta.lede, collector, "lede")
     if not sources.source.strip():
@@ -212,15 +253,15 @@ def _load_question(
         answer_html=answer_html,
         teaser_html=teaser_html,
         sources_html=renderer.render(path, sources.source, collector, "Sources"),
-        answer_text=html_to_text(answer_html),
-        lede_text=html_to_text(lede_html),
+        answer_text=renderer.text(answer_html),
+        lede_text=renderer.text(lede_html),
     )
 
 
 def _load_concept(
     path: Path, tracks: dict[str, Track], renderer: _Renderer, collector: _Collector
 ) -> Concept | None:
-    parsed = _read_meta(path, ConceptMeta, collector)
+    parsed = _read_meta(path, ConceptMeta, collector, renderer.cache)
     if parsed is None:
         return None
     meta, body = parsed
@@ -228,7 +269,7 @@ def _load_concept(
     if track is None:
         collector.add(path, f"unknown track {meta.track!r}", "track")
         return None
-    preamble, sections = split_sections(renderer.md, body)
+    preamble, sections = renderer.sections(body)
     named = _sections_by_name(sections, path, collector)
     if named is None:
         return None
@@ -249,10 +290,10 @@ def _load_concept(
         track=track,
         meta=meta,
         summary_html=summary_html,
-        summary_text=html_to_text(summary_html),
+        summary_text=renderer.text(summary_html),
         body_html=body_html,
         sources_html=renderer.render(path, named["Sources"].source, collector, "Sources"),
-        body_text=html_to_text(body_html),
+        body_text=renderer.text(body_html),
     )
 
 
@@ -295,18 +336,22 @@ def load_content(
     *,
     figures: FigureResolver | None = None,
     widgets: WidgetResolver | None = None,
+    cache: RenderCache | None = None,
 ) -> ContentStore:
     """Load and validate everything under `root`; raise ContentInvalid listing every error.
 
     Without explicit resolvers, live figures and widget blocks are computed by app/sizing.
+    With a cache, pure rendering steps whose input is unchanged are read back instead of redone;
+    the cache is saved only when the content is valid.
     """
+    cache = cache or RenderCache(None, "")
     if figures is None or widgets is None:
         from app.content.figures import render_figure, validate_widget
 
         figures = figures or render_figure
         widgets = widgets or validate_widget
     collector = _Collector(root)
-    renderer = _Renderer(figures, widgets)
+    renderer = _Renderer(figures, widgets, cache)
     if not root.is_dir():
         raise ContentInvalid([ContentError(str(root), "content directory not found")])
     tracks = _load_tracks(root, collector)
@@ -332,6 +377,7 @@ def load_content(
     check_links(renderer, known, collector)
     if collector.errors:
         raise ContentInvalid(collector.errors)
+    cache.save()
     return ContentStore.build(
         tracks=list(tracks.values()),
         questions=questions,

@@ -64,8 +64,12 @@ class ContentStore:
         )
         for question in self.questions:
             self._rank_question_concepts(question, index)
+        asked_by: dict[str, list[Question]] = {concept.slug: [] for concept in self.concepts}
+        for question in self.questions:
+            for concept in question.concepts:
+                asked_by[concept.slug].append(question)
         for concept in self.concepts:
-            concept.questions = [q for q in self.questions if concept in q.concepts]
+            concept.questions = asked_by[concept.slug]
             concept.related = self._related_concepts(concept, index)
 
     def _rank_question_concepts(self, question: Question, index: TextIndex) -> None:
