@@ -132,6 +132,7 @@ def make_settings(database_url: str, tmp_path: Path, **overrides: object) -> Set
         "mailer": "memory",
         "outbox_dir": tmp_path / "outbox",
         "public_url": "http://testserver",
+        "render_cache": tmp_path / "render-cache.json",
     }
     values.update(overrides)
     return Settings.model_validate(values)
