@@ -132,6 +132,9 @@ def make_settings(database_url: str, tmp_path: Path, **overrides: object) -> Set
         "mailer": "memory",
         "outbox_dir": tmp_path / "outbox",
         "public_url": "http://testserver",
+        # Fuzzers send thousands of sizing requests a minute from one client; the limits have
+        # tests of their own (tests/web/test_throttle.py).
+        "rate_limits": False,
     }
     values.update(overrides)
     return Settings.model_validate(values)
