@@ -68,6 +68,11 @@ def check_settings(settings: Settings, *, workers: int) -> list[Finding]:
         )
     if settings.reload_content:
         error("PREFILL_RELOAD_CONTENT is on: production should load content once at start-up.")
+    if not settings.rate_limits:
+        error(
+            "PREFILL_RATE_LIMITS is off: anyone could queue unlimited sizing and preview work. "
+            "It is for load tests only."
+        )
     if settings.mailer == "outbox":
         warning(
             "PREFILL_MAILER is 'outbox': password-reset and verification mail is written to "

@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     # Connection pool per process (PostgreSQL). Total connections = workers × (pool_size + overflow).
     db_pool_size: int = Field(20, validation_alias="PREFILL_DB_POOL_SIZE")
     db_max_overflow: int = Field(20, validation_alias="PREFILL_DB_MAX_OVERFLOW")
+    # Per-client request limits on the calculator, the sizing API and comment previews
+    # (app/web/throttle.py). Off only for load tests: `prefill check --deploy` refuses it.
+    rate_limits: bool = Field(True, validation_alias="PREFILL_RATE_LIMITS")
     # Re-read content/ when files change (development only).
     reload_content: bool = Field(False, validation_alias="PREFILL_RELOAD_CONTENT")
     # Rendered content, reused by the next start while the content and code are unchanged

@@ -133,6 +133,9 @@ def make_settings(database_url: str, tmp_path: Path, **overrides: object) -> Set
         "outbox_dir": tmp_path / "outbox",
         "public_url": "http://testserver",
         "render_cache": tmp_path / "render-cache.json",
+        # Fuzzers send thousands of sizing requests a minute from one client; the limits have
+        # tests of their own (tests/web/test_throttle.py).
+        "rate_limits": False,
     }
     values.update(overrides)
     return Settings.model_validate(values)

@@ -13,9 +13,11 @@ import math
 from functools import cache
 from typing import Any
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, BackgroundTasks, Request
+from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app.api.sizing_schemas import (
     MAX_CONFIG_BYTES,
@@ -25,6 +27,7 @@ from app.api.sizing_schemas import (
     SizingRequestBody,
     SizingResponse,
 )
+from app.db.session import DbSession
 from app.sizing import (
     GPUS,
     ModelSpec,
@@ -37,6 +40,7 @@ from app.sizing import (
     size,
 )
 from app.web.body_limit import capped_body_route
+from app.web.throttle import SIZING_API_PER_CLIENT, throttle
 
 # The config plus a few hundred bytes of other fields.
 MAX_BODY_BYTES = MAX_CONFIG_BYTES + 4 * 1024
@@ -150,6 +154,7 @@ def run_sizing(body: SizingRequestBody) -> dict[str, Any]:
     responses={
         413: {"description": f"Body over {MAX_BODY_BYTES // 1024} KiB."},
         422: {"model": SizingError422, "description": "Invalid input; `msg` names the field."},
+        429: {"description": "Over 120 requests a minute from one client; see Retry-After."},
     },
     openapi_extra={
         "requestBody": {
@@ -158,11 +163,21 @@ def run_sizing(body: SizingRequestBody) -> dict[str, Any]:
         }
     },
 )
-async def post_sizing(request: Request) -> JSONResponse:
+async def post_sizing(request: Request, db: DbSession, background: BackgroundTasks) -> Response:
     """KV cache, weights and capacity for a preset (`model`) or an inline `config`: the same
-    object as `prefill size --json`. All sizes are bytes; lengths are tokens."""
+    object as `prefill size --json`. All sizes are bytes; lengths are tokens. At most
+    120 requests a minute per client (429 with Retry-After beyond)."""
+    raw = await request.body()
+    # Parsing and sizing are CPU work: a worker thread keeps the event loop serving others.
+    return await run_in_threadpool(_answer, request, db, background, raw)
+
+
+def _answer(request: Request, db: Session, background: BackgroundTasks, raw: bytes) -> Response:
+    limited = throttle(request, db, background, SIZING_API_PER_CLIENT)
+    if limited is not None:
+        return limited
     try:
-        body = validate_body(parse_json_body(await request.body()))
+        body = validate_body(parse_json_body(raw))
         return JSONResponse(run_sizing(body))
     except InvalidInput as invalid:
         return JSONResponse({"detail": invalid.errors}, status_code=422)

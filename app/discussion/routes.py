@@ -16,6 +16,7 @@ from app.discussion.threads import build_thread
 from app.web.deps import MAX_ROW_ID, Content, RowId, Templates
 from app.web.errors import error_response
 from app.web.templating import is_htmx
+from app.web.throttle import PREVIEWS_PER_ACCOUNT, throttle
 
 router = APIRouter(include_in_schema=False)
 Text = Annotated[str, Form()]
@@ -87,6 +88,9 @@ def create(
 ) -> Response:
     thread = build_thread(db, content, viewer, _kind(section), slug)
     if action == "preview":
+        limited = throttle(request, db, None, PREVIEWS_PER_ACCOUNT, f"user:{user.id}")
+        if limited is not None:
+            return limited
         values = {"thread": thread, "body": body, "preview": render_post(body[:MAX_LENGTH])}
         return templates.page(request, "discussion/preview.html", values)
     if (limited := _limited(request, db, user, limits.POSTS_PER_ACCOUNT)) is not None:
@@ -111,8 +115,17 @@ def create(
 
 
 @router.post("/comments/preview")
-def preview(user: CurrentUser, body: Text = "") -> HTMLResponse:
+def preview(
+    request: Request,
+    user: CurrentUser,
+    db: DbSession,
+    background: BackgroundTasks,
+    body: Text = "",
+) -> Response:
     """The composer's live preview: the same renderer and sanitiser as a real post."""
+    limited = throttle(request, db, background, PREVIEWS_PER_ACCOUNT, f"user:{user.id}")
+    if limited is not None:
+        return limited
     html = (
         render_post(body[:MAX_LENGTH])
         if body.strip()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .config import MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, Keys
 from .dtypes import state_dtype_bytes
 from .errors import ConfigError, UnsupportedArchitectureError
+from .limits import layer_index_set
 from .spec import CHUNKED, FULL, SLIDING, Attention, LayerSpec, State
 
 # Per-layer mixer tags used while building: attention kinds, state kinds, hybrids and MLP-only.
@@ -137,9 +138,8 @@ def layer_tags(keys: Keys, n: int) -> list[str]:
             "attention weights serve several layers, each with its own cache",
             field=keys.field("layers_block_type"),
         )
-    indices = keys.list("attn_layer_indices")
-    if indices is not None:  # Bamba: attention at the listed layers, Mamba-2 elsewhere
-        listed = set(indices)
+    listed = layer_index_set(keys, "attn_layer_indices", n)
+    if listed is not None:  # Bamba: attention at the listed layers, Mamba-2 elsewhere
         return ["full" if i in listed else "linear" for i in range(n)]
     pattern = keys.str("hybrid_override_pattern")
     if pattern is not None:

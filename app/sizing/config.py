@@ -17,7 +17,7 @@ from .errors import ConfigError, UnsupportedArchitectureError
 
 # Absurdity bounds: generous for any real model, small enough to keep arithmetic and loops cheap.
 MAX_DIM = 1 << 20  # hidden sizes, head dims, intermediate sizes
-MAX_LAYERS = 4096
+MAX_LAYERS = 1024  # the deepest real decoders have ~130 layers
 MAX_HEADS = 1 << 16
 MAX_VOCAB = 1 << 27
 MAX_EXPERTS = 1 << 16
@@ -175,6 +175,7 @@ class Keys:
         self.prefix = prefix
         self.defaults = MODEL_TYPE_DEFAULTS.get(model_type, {})
         self.display_type = model_type  # the wrapper's model_type for multimodal configs
+        self.memo: dict[str, Any] = {}  # values derived once per config (limits.layer_index_set)
 
     def field(self, key: str) -> str:
         return f"{self.prefix}{key}"

@@ -14,6 +14,7 @@ import math
 
 from .architecture import Dims
 from .config import MAX_EXPERTS, MAX_LAYERS, MAX_VOCAB, Keys
+from .limits import layer_index_set
 from .spec import Attention, LayerSpec, ParamCounts, State
 
 # Block layouts that differ from the Llama default, keyed by model_type.
@@ -261,7 +262,7 @@ class _Moe:
         if not self.experts:
             return False
         if keys.model_type == "llama4_text":
-            listed = keys.list("moe_layers")
+            listed = layer_index_set(keys, "moe_layers", self.n_layers)
             if listed is not None:
                 return i in listed
             step = keys.int("interleave_moe_layer_step", 1, maximum=MAX_LAYERS)
@@ -277,7 +278,7 @@ class _Moe:
             first = keys.int("first_k_dense_replace", 0, minimum=0, maximum=MAX_LAYERS)
             every = keys.int("moe_layer_freq", 1, maximum=MAX_LAYERS)
             return i >= first and i % every == 0
-        only_dense = keys.list("mlp_only_layers") or []
+        only_dense = layer_index_set(keys, "mlp_only_layers", self.n_layers) or frozenset()
         step = keys.int("decoder_sparse_step", 1, maximum=MAX_LAYERS)
         return i not in only_dense and (i + 1) % step == 0
 

@@ -7,6 +7,7 @@ from typing import Any
 from .architecture import build_layers, decoder_dims
 from .config import MAX_POSITIONS, Keys, reject_non_decoders, unwrap
 from .errors import ConfigError, SizingError, UnsupportedArchitectureError
+from .limits import check_config_size
 from .params import count_params
 from .spec import ModelSpec
 
@@ -27,6 +28,7 @@ def parse_config(raw: dict[str, Any], *, name: str | None = None) -> ModelSpec:
 
 
 def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
+    check_config_size(raw)
     keys, wrapper, notes = unwrap(raw)
     reject_non_decoders(keys, wrapper)
     dims = decoder_dims(keys)

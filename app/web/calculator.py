@@ -12,11 +12,13 @@ import re
 from functools import cache
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, BackgroundTasks, Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from app.db.session import DbSession
 from app.sizing import GPUS, list_presets
 from app.web import sizing_format as fmt
 from app.web.body_limit import capped_body_route
@@ -26,6 +28,7 @@ from app.web.calculator_form import FIELDS, MAX_CONFIG_CHARS, CalcForm, prepare,
 from app.web.calculator_view import SizingView, build_view
 from app.web.deps import Templates
 from app.web.templating import is_htmx
+from app.web.throttle import CALCULATOR_PER_CLIENT, throttle
 
 # A pasted config (256 KiB) grows when form-encoded; 1 MiB leaves room and still bounds memory.
 MAX_FORM_BYTES = 1024 * 1024
@@ -113,7 +116,9 @@ async def calculator(request: Request, templates: Templates) -> Response:
 
 
 @router.post("/calculator")
-async def calculator_config(request: Request, templates: Templates) -> Response:
+async def calculator_config(
+    request: Request, templates: Templates, db: DbSession, background: BackgroundTasks
+) -> Response:
     async with request.form() as data:  # closes any uploaded file's temporary copy
         form = read_form(data)
         form.source = "config"
@@ -123,7 +128,15 @@ async def calculator_config(request: Request, templates: Templates) -> Response:
             # the text and sends no file.
             raw = await upload.read(MAX_CONFIG_CHARS + 1)
             form.config_text = raw.decode("utf-8", errors="replace")
-    return render_calculator(request, templates, form)
+    # Parsing, sizing and rendering are CPU work: a worker thread keeps the event loop free.
+    return await run_in_threadpool(_limited_render, request, templates, db, background, form)
+
+
+def _limited_render(
+    request: Request, templates: Templates, db: Session, background: BackgroundTasks, form: CalcForm
+) -> Response:
+    limited = throttle(request, db, background, CALCULATOR_PER_CLIENT)
+    return limited or render_calculator(request, templates, form)
 
 
 @router.get("/calculator/compare")

@@ -1,0 +1,123 @@
+"""Per-client limits on the endpoints that compute, and their CPU work kept off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import httpx2 as httpx
+import pytest
+from starlette.testclient import TestClient
+
+from app.api import sizing as sizing_api
+from app.deploy_check import check_settings
+from app.ratelimit import Limit
+from app.web import throttle
+from tests.conftest import make_settings
+from tests.helpers import csrf_token, signup
+
+SIZING = {"model": "llama-3.1-8b", "gpu": "H100-SXM", "context": 4096}
+
+
+@pytest.fixture
+def limited_client(app_factory, database_url, monkeypatch):  # type: ignore[no-untyped-def]
+    for name in ("CALCULATOR_PER_CLIENT", "SIZING_API_PER_CLIENT", "PREVIEWS_PER_ACCOUNT"):
+        monkeypatch.setattr(throttle, name, Limit(name.lower(), max_hits=3, window_seconds=60))
+    for module in ("app.api.sizing", "app.web.calculator", "app.discussion.routes"):
+        target = __import__(module, fromlist=["x"])
+        for name in ("CALCULATOR_PER_CLIENT", "SIZING_API_PER_CLIENT", "PREVIEWS_PER_ACCOUNT"):
+            if hasattr(target, name):
+                monkeypatch.setattr(target, name, getattr(throttle, name))
+    with TestClient(app_factory(database_url, rate_limits=True)) as client:
+        yield client
+
+
+def test_the_sizing_api_answers_429_past_its_limit(limited_client: TestClient) -> None:
+    codes = [limited_client.post("/api/v1/sizing", json=SIZING).status_code for _ in range(5)]
+    assert codes == [200, 200, 200, 429, 429]
+    response = limited_client.post("/api/v1/sizing", json=SIZING)
+    assert 0 < int(response.headers["retry-after"]) <= 60
+    assert "Too many requests (3/min)" in response.json()["detail"]
+
+
+def test_the_calculator_answers_429_past_its_limit(limited_client: TestClient) -> None:
+    token = csrf_token(limited_client, "/calculator")
+    config = json.dumps(
+        {
+            "model_type": "llama",
+            "hidden_size": 4096,
+            "num_hidden_layers": 32,
+            "num_attention_heads": 32,
+            "vocab_size": 32000,
+            "intermediate_size": 11008,
+        }
+    )
+    codes = []
+    for _ in range(5):
+        response = limited_client.post(
+            "/calculator", data={"config": config, "csrf_token": token, "gpu": "H100-SXM"}
+        )
+        codes.append(response.status_code)
+    assert codes == [200, 200, 200, 429, 429]
+    assert "Slow down a little" in response.text
+
+
+def test_previews_are_limited_per_account(limited_client: TestClient) -> None:
+    signup(limited_client)
+    token = csrf_token(limited_client, "/")
+    codes = [
+        limited_client.post(
+            "/comments/preview", data={"body": "*hi*", "csrf_token": token}
+        ).status_code
+        for _ in range(5)
+    ]
+    assert codes == [200, 200, 200, 429, 429]
+
+
+def test_limits_can_be_switched_off_for_load_tests_but_not_in_production(
+    app_factory, sqlite_url, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(sizing_api, "SIZING_API_PER_CLIENT", Limit("s", 1, 60))
+    with TestClient(app_factory(sqlite_url, rate_limits=False)) as client:
+        codes = {client.post("/api/v1/sizing", json=SIZING).status_code for _ in range(3)}
+    assert codes == {200}
+    settings = make_settings(sqlite_url, tmp_path, rate_limits=False, env="production")
+    messages = [str(f) for f in check_settings(settings, workers=1)]
+    assert any("PREFILL_RATE_LIMITS is off" in m and m.startswith("ERROR") for m in messages)
+
+
+def test_sizing_runs_off_the_event_loop(app_factory, sqlite_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """While one sizing request computes, the process still answers others."""
+    started = threading.Event()
+    real = sizing_api.run_sizing
+
+    def slow_sizing(body):  # type: ignore[no-untyped-def]
+        started.set()
+        time.sleep(1.0)  # stands in for CPU work that holds its thread
+        return real(body)
+
+    monkeypatch.setattr(sizing_api, "run_sizing", slow_sizing)
+    app = app_factory(sqlite_url)
+    finished: list[str] = []
+
+    async def scenario() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+
+            async def sizing() -> None:
+                response = await client.post("/api/v1/sizing", json=SIZING)
+                assert response.status_code == 200
+                finished.append("sizing")
+
+            async def ping() -> None:
+                while not started.is_set():
+                    await asyncio.sleep(0.01)
+                assert (await client.get("/ping")).status_code == 200
+                finished.append("ping")
+
+            await asyncio.wait_for(asyncio.gather(sizing(), ping()), timeout=30)
+
+    asyncio.run(scenario())
+    assert finished == ["ping", "sizing"]
