@@ -14,15 +14,15 @@ Handler = Callable[[argparse.Namespace], int]
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    settings = Settings()
     uvicorn.run(
         "app.main:create_app",
         factory=True,
         host=args.host,
         port=args.port,
         workers=args.workers,
-        proxy_headers=True,
-        forwarded_allow_ips=settings.forwarded_allow_ips,
+        # The app reads X-Forwarded-* itself, from PREFILL_FORWARDED_ALLOW_IPS only
+        # (app/web/client_address.py); uvicorn would trust loopback by default.
+        proxy_headers=False,
         timeout_graceful_shutdown=20,
         log_level=args.log_level,
     )
