@@ -88,7 +88,8 @@ class Outbox:
         self.composers: dict[str, Composer] = {MAIL: _mail_from_payload, **(composers or {})}
         self.clock = clock
 
-    def claim(self, owner: str, limit: int = BATCH) -> list[Claimed]:
+    def claim(self, owner: str, limit: int = BATCH) -> tuple[list[Claimed], int]:
+        """(messages to send, rows taken): a job with nothing to send is finished here."""
         now = self.clock()
         due = (
             OutboxMessage.status == PENDING,
@@ -106,7 +107,7 @@ class Outbox:
                 )
             )
             if not ids:
-                return []
+                return [], 0
             # The atomic claim: only rows still unclaimed change hands.
             db.execute(
                 update(OutboxMessage)
@@ -124,7 +125,7 @@ class Outbox:
                 mail = self._compose(db, row, now)
                 if mail is not None:
                     claimed.append(Claimed(row.id, row.attempts, mail))
-            return claimed
+            return claimed, len(rows)
 
     def _compose(self, db: Session, row: OutboxMessage, now: datetime) -> Mail | None:
         composer = self.composers.get(row.kind)
@@ -178,9 +179,9 @@ class Outbox:
             )
 
     def run_once(self, limit: int = BATCH) -> int:
-        """Send what is due now; returns how many rows were handled (sent or failed)."""
+        """Send what is due now; returns how many rows were handled (0: nothing was due)."""
         owner = secrets.token_hex(16)
-        batch = self.claim(owner, limit)
+        batch, taken = self.claim(owner, limit)
         for index, claimed in enumerate(batch):
             try:
                 self.mailer.send(claimed.mail)
@@ -189,10 +190,10 @@ class Outbox:
                 # The relay is likely down for the rest too: hand them back untried rather
                 # than wait out a timeout each while their lease runs.
                 self.release(owner, [rest.id for rest in batch[index + 1 :]], retry_delay(1))
-                return index + 1
+                break
             else:
                 self.record_sent(owner, claimed.id)
-        return len(batch)
+        return taken
 
     def release(self, owner: str, ids: list[int], delay: timedelta) -> None:
         if not ids:

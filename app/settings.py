@@ -41,6 +41,7 @@ class Settings(BaseSettings):
     smtp_user: str = Field("", validation_alias="PREFILL_SMTP_USER")
     smtp_password: str = Field("", validation_alias="PREFILL_SMTP_PASSWORD")
     smtp_starttls: bool = Field(True, validation_alias="PREFILL_SMTP_STARTTLS")
+    smtp_timeout: float = Field(15.0, gt=0, validation_alias="PREFILL_SMTP_TIMEOUT")
     mail_from: str = Field("Prefill <noreply@prefill.local>", validation_alias="PREFILL_MAIL_FROM")
     # Who sends the queued mail: a thread in every app process, or only `prefill worker` ("off").
     mail_worker: Literal["inprocess", "off"] = Field(
