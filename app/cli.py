@@ -1,4 +1,4 @@
-"""The `prefill` command: serve, db upgrade, content check, size, users."""
+"""The `prefill` command: serve, worker, db upgrade, content check, check, size, users."""
 
 from __future__ import annotations
 
@@ -14,19 +14,47 @@ Handler = Callable[[argparse.Namespace], int]
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    settings = Settings()
     uvicorn.run(
         "app.main:create_app",
         factory=True,
         host=args.host,
         port=args.port,
         workers=args.workers,
-        proxy_headers=True,
-        forwarded_allow_ips=settings.forwarded_allow_ips,
+        # The app reads X-Forwarded-* itself, from PREFILL_FORWARDED_ALLOW_IPS only
+        # (app/web/client_address.py); uvicorn would trust loopback by default.
+        proxy_headers=False,
         timeout_graceful_shutdown=20,
         log_level=args.log_level,
     )
     return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    """Send the mail outbox until stopped (or once, with --once)."""
+    import signal
+    import threading
+
+    from app.db.session import Database
+    from app.mail import make_mailer
+    from app.mail_worker import MailWorker
+
+    settings = Settings()
+    database = Database(settings.database_url, pool_size=2, max_overflow=2)
+    worker = MailWorker(database, make_mailer(settings), poll_seconds=args.poll)
+    try:
+        if args.once:
+            print(f"Sent or retried {worker.drain()} message(s).")
+            return 0
+        stopped = threading.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stopped.set())
+        worker.start()
+        print(f"Sending mail from the outbox ({settings.mailer}); Ctrl-C stops.", flush=True)
+        stopped.wait()
+        worker.stop()
+        return 0
+    finally:
+        database.dispose()
 
 
 def _db_upgrade(args: argparse.Namespace) -> int:
@@ -101,6 +129,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(handler=_serve)
+
+    worker = commands.add_parser(
+        "worker", help="send queued mail (run it when app processes use PREFILL_MAIL_WORKER=off)"
+    )
+    worker.add_argument("--once", action="store_true", help="send what is due now, then exit")
+    worker.add_argument(
+        "--poll", type=float, default=5.0, help="seconds between looks at the outbox (default 5)"
+    )
+    worker.set_defaults(handler=_worker)
 
     db = commands.add_parser("db", help="database commands")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="COMMAND")

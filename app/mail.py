@@ -1,7 +1,8 @@
 """Outgoing mail behind one small interface: an outbox folder by default, SMTP when configured.
 
-The outbox makes `make run` work offline: each message is a .eml file under var/outbox and a line
-on the console with its subject and recipient.
+These are the delivery back-ends of the mail outbox (app/outbox.py): only its worker calls
+`send`, never a request. The outbox folder makes `make run` work offline: each message is a
+.eml file under var/outbox and a line on the console with its subject and recipient.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ class SMTPMailer:
 
     def send(self, mail: Mail) -> None:
         settings = self.settings
-        with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=15) as smtp:
+        with smtplib.SMTP(
+            settings.smtp_host, settings.smtp_port, timeout=settings.smtp_timeout
+        ) as smtp:
             if settings.smtp_starttls:
                 smtp.starttls(context=ssl.create_default_context())
             if settings.smtp_user:

@@ -23,11 +23,15 @@ from app.content.store import ContentStore
 from app.db.session import Database
 from app.db.write_gate import WriteGate, write_gate_middleware
 from app.mail import make_mailer
+from app.mail_worker import MailWorker
 from app.ratelimit import RateLimiter
 from app.settings import PROJECT_ROOT, Settings
 from app.web.assets import AssetManifest
 from app.web.caching import GZIP_LEVEL, GZIP_MINIMUM_SIZE, PageCache, ShortLived
+from app.web.client_address import ForwardedHeadersMiddleware, Network, parse_networks
+from app.web.cookies import policy_for
 from app.web.csrf import CSRFCookieMiddleware, verify_csrf
+from app.web.public_url import public_url_problem
 from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import Renderer, make_environment
 
@@ -49,6 +53,7 @@ def _build_id(assets: AssetManifest) -> str:
 def create_app(settings: Settings | None = None, *, content: ContentStore | None = None) -> FastAPI:
     """Build the app. `content` lets tests share one loaded ContentStore across many apps."""
     settings = settings or Settings()
+    proxies = _startup_checks(settings)
     database = Database(
         settings.database_url,
         pool_size=settings.db_pool_size,
@@ -69,7 +74,10 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
         from app.search.indexer import index_at_startup
 
         index_at_startup(_app.state)  # idempotent across processes: keyed by the fingerprint
+        if settings.mail_worker == "inprocess":
+            mail_worker.start()
         yield
+        await anyio.to_thread.run_sync(mail_worker.stop)
         database.dispose()
 
     app = FastAPI(
@@ -85,12 +93,15 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     )
     assets = AssetManifest(STATIC_DIR)
     app.state.settings = settings
+    app.state.cookies = policy_for(settings)
     app.state.secret_key = settings.resolved_secret_key()
     app.state.db = database
     app.state.assets = assets
     app.state.build_id = _build_id(assets)
     app.state.context_providers = []
     app.state.mailer = make_mailer(settings)
+    mail_worker = MailWorker(database, app.state.mailer)
+    app.state.mail_worker = mail_worker
     app.state.rate_limiter = RateLimiter()
     app.state.write_gate = WriteGate(database, enabled=settings.is_sqlite)
     app.state.page_cache = PageCache()
@@ -113,9 +124,27 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     install_site(app)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=GZIP_LEVEL)
     app.add_middleware(write_gate_middleware(app.state.write_gate))
-    app.add_middleware(CSRFCookieMiddleware)
-    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(CSRFCookieMiddleware, policy=app.state.cookies)
+    app.add_middleware(SecurityHeadersMiddleware, always_hsts=settings.is_production)
+    app.add_middleware(ForwardedHeadersMiddleware, proxies=proxies)  # outermost: runs first
     return app
+
+
+def _startup_checks(settings: Settings) -> list[Network]:
+    """Refuse settings no process should serve with; returns the trusted proxy networks."""
+    try:
+        proxies = parse_networks(settings.forwarded_allow_ips)
+    except ValueError:
+        raise RuntimeError(
+            f"PREFILL_FORWARDED_ALLOW_IPS is {settings.forwarded_allow_ips!r}: list the proxies' "
+            "addresses or networks (e.g. 10.0.0.5, 10.1.0.0/16), or leave it empty."
+        ) from None
+    if settings.is_production:
+        problem = public_url_problem(settings.public_url)
+        if problem:
+            # Links in mail, canonical URLs and cached pages would otherwise follow the Host header.
+            raise RuntimeError(f"PREFILL_ENV=production needs PREFILL_PUBLIC_URL: {problem}")
+    return proxies
 
 
 def _content_holder(settings: Settings, environment: Environment) -> ContentHolder:

@@ -86,3 +86,15 @@ def _increment(session: Session, key: str, window_start: int) -> int:
         set_={"count": RateLimitHit.count + 1},
     ).returning(RateLimitHit.count)
     return int(session.execute(statement).scalar_one())
+
+
+def clear(db: Session, limit: Limit, subject: str) -> None:
+    """Forget every window of `subject` under `limit` (e.g. sign-in failures after a reset)."""
+    db.execute(delete(RateLimitHit).where(RateLimitHit.key == f"{limit.name}:{subject}"[:200]))
+
+
+def clear_prefix(db: Session, limit: Limit, subject_prefix: str) -> None:
+    """The same for every subject that starts with `subject_prefix` (LIKE-escaped)."""
+    prefix = f"{limit.name}:{subject_prefix}".replace("\\", "\\\\").replace("%", "\\%")
+    pattern = prefix.replace("_", "\\_") + "%"
+    db.execute(delete(RateLimitHit).where(RateLimitHit.key.like(pattern, escape="\\")))

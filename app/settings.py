@@ -41,9 +41,15 @@ class Settings(BaseSettings):
     smtp_user: str = Field("", validation_alias="PREFILL_SMTP_USER")
     smtp_password: str = Field("", validation_alias="PREFILL_SMTP_PASSWORD")
     smtp_starttls: bool = Field(True, validation_alias="PREFILL_SMTP_STARTTLS")
+    smtp_timeout: float = Field(15.0, gt=0, validation_alias="PREFILL_SMTP_TIMEOUT")
     mail_from: str = Field("Prefill <noreply@prefill.local>", validation_alias="PREFILL_MAIL_FROM")
-    # Trust X-Forwarded-* from these proxy addresses (comma-separated, "*" for any).
-    forwarded_allow_ips: str = Field("127.0.0.1", validation_alias="PREFILL_FORWARDED_ALLOW_IPS")
+    # Who sends the queued mail: a thread in every app process, or only `prefill worker` ("off").
+    mail_worker: Literal["inprocess", "off"] = Field(
+        "inprocess", validation_alias="PREFILL_MAIL_WORKER"
+    )
+    # Trust X-Forwarded-For/-Proto only from these proxies (addresses or CIDR networks,
+    # comma-separated). Empty: trust no one; the socket's peer is the client.
+    forwarded_allow_ips: str = Field("", validation_alias="PREFILL_FORWARDED_ALLOW_IPS")
     # Connection pool per process (PostgreSQL). Total connections = workers × (pool_size + overflow).
     db_pool_size: int = Field(20, validation_alias="PREFILL_DB_POOL_SIZE")
     db_max_overflow: int = Field(20, validation_alias="PREFILL_DB_MAX_OVERFLOW")

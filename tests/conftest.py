@@ -130,6 +130,7 @@ def make_settings(database_url: str, tmp_path: Path, **overrides: object) -> Set
         "secret_key": "test-secret-key-that-is-long-enough-for-signing",
         "content_dir": CONTENT_DIR,
         "mailer": "memory",
+        "mail_worker": "off",  # tests send the outbox with `sent_mail` (tests/helpers.py)
         "outbox_dir": tmp_path / "outbox",
         "public_url": "http://testserver",
         "render_cache": tmp_path / "render-cache.json",

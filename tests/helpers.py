@@ -105,3 +105,10 @@ CALCULATOR_SETUP = {
     "reserve": "5",
     "kv_budget": "",
 }
+
+
+def sent_mail(app) -> list:  # type: ignore[no-untyped-def]
+    """Every message the app has sent, after sending what its outbox holds (the tests' apps
+    run no background mail worker)."""
+    app.state.mail_worker.drain()
+    return app.state.mailer.sent

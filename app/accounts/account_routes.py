@@ -11,12 +11,22 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from ua_parser import parse as parse_user_agent
 
+from app.accounts import limits
 from app.accounts import service as accounts
 from app.accounts import sessions as session_store
 from app.accounts.deps import CurrentUser, CurrentViewer
-from app.accounts.routes import send_verification
+from app.accounts.routes import (
+    account_subject,
+    check,
+    limiter,
+    send_verification,
+    sign_out_browser,
+    too_many,
+)
 from app.accounts.service import DELETE_CONFIRMATION, FormError
+from app.db.models.accounts import User
 from app.db.session import DbSession
+from app.web.client_address import client_key
 from app.web.deps import RowId, Templates
 
 router = APIRouter(include_in_schema=False)
@@ -25,6 +35,8 @@ Text = Annotated[str, Form()]
 NOTICES = {
     "profile": "Your display name is saved.",
     "email": "Your e-mail address is changed. We have sent a link to confirm it.",
+    "email-unsent": "Your e-mail address is changed. It has had several confirmation links "
+    "today, so we sent no new one: ask for one below tomorrow.",
     "email-same": "That is already your address.",
     "password": "Your password is changed. Every other session was signed out.",
     "timezone": "Your time zone is saved.",
@@ -92,6 +104,35 @@ def done(notice: str) -> RedirectResponse:
     return RedirectResponse(f"/account?notice={notice}", 303)
 
 
+# --- current-password checks: per (account, client), with a higher account-wide ceiling ---------
+
+
+def _check_subjects(request: Request, user: User) -> tuple[str, str]:
+    return f"{user.id}|{client_key(request)}", str(user.id)
+
+
+def password_checks_blocked(request: Request, db: DbSession, user: User) -> Response | None:
+    """A 429 when this client (or everyone together) has got the current password wrong too
+    often for this account; None to go ahead."""
+    per_client, per_account = _check_subjects(request, user)
+    for limit, subject in (
+        (limits.PASSWORD_CHECK_PER_CLIENT, per_client),
+        (limits.PASSWORD_CHECK_PER_ACCOUNT, per_account),
+    ):
+        verdict = limiter(request).peek(db, limit, subject)
+        if not verdict.allowed:
+            return too_many(request, verdict, "wrong current passwords")
+    return None
+
+
+def count_wrong_password(request: Request, db: DbSession, user: User, error: FormError) -> None:
+    """Called after the failed change was rolled back, so the count commits on its own."""
+    if "current_password" in error.errors:
+        per_client, per_account = _check_subjects(request, user)
+        check(request, db, limits.PASSWORD_CHECK_PER_CLIENT, per_client)
+        check(request, db, limits.PASSWORD_CHECK_PER_ACCOUNT, per_account)
+
+
 @router.get("/account")
 def account(
     request: Request,
@@ -140,10 +181,13 @@ def update_email(
     email: Text = "",
     current_password: Text = "",
 ) -> Response:
+    if (blocked := password_checks_blocked(request, db, user)) is not None:
+        return blocked
     try:
         changed = accounts.change_email(db, user, email, current_password)
     except FormError as error:
         db.rollback()
+        count_wrong_password(request, db, user, error)
         return render_account(
             request,
             db,
@@ -156,6 +200,8 @@ def update_email(
         )
     if not changed:
         return done("email-same")
+    if not check(request, db, limits.VERIFY_PER_ADDRESS, account_subject(user.email)).allowed:
+        return done("email-unsent")
     send_verification(request, db, user)
     return done("email")
 
@@ -163,6 +209,13 @@ def update_email(
 @router.post("/account/verify/resend")
 def resend_verification(request: Request, db: DbSession, user: CurrentUser) -> Response:
     if user.email_verified_at is None:
+        for limit, subject in (
+            (limits.VERIFY_PER_ACCOUNT, str(user.id)),
+            (limits.VERIFY_PER_ADDRESS, account_subject(user.email)),
+        ):
+            verdict = check(request, db, limit, subject)
+            if not verdict.allowed:
+                return too_many(request, verdict, "confirmation e-mails")
         send_verification(request, db, user)
     return done("verification-sent")
 
@@ -178,12 +231,15 @@ def update_password(
     new_password: Text = "",
 ) -> Response:
     assert viewer.session is not None
+    if (blocked := password_checks_blocked(request, db, user)) is not None:
+        return blocked
     try:
         accounts.change_password(
             db, user, current_password, new_password, keep_session_id=viewer.session.id
         )
     except FormError as error:
         db.rollback()
+        count_wrong_password(request, db, user, error)
         return render_account(
             request, db, templates, viewer, section="password", errors=error.errors, status_code=422
         )
@@ -249,13 +305,16 @@ def delete(
     current_password: Text = "",
     confirmation: Text = "",
 ) -> Response:
+    if (blocked := password_checks_blocked(request, db, user)) is not None:
+        return blocked
     try:
         accounts.delete_account(db, user, current_password, confirmation)
     except FormError as error:
         db.rollback()
+        count_wrong_password(request, db, user, error)
         return render_account(
             request, db, templates, viewer, section="delete", errors=error.errors, status_code=422
         )
     response = RedirectResponse("/login?notice=account-deleted", 303)
-    response.delete_cookie(session_store.SESSION_COOKIE)
+    sign_out_browser(request, response)
     return response

@@ -11,7 +11,6 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.sessions import (
     ANONYMOUS,
-    SESSION_COOKIE,
     Viewer,
     find_session,
     needs_touch,
@@ -21,6 +20,7 @@ from app.accounts.sessions import (
 )
 from app.db.models.accounts import User, UserSession
 from app.db.session import DbSession, is_read_only
+from app.web.cookies import cookie_policy
 from app.web.csrf import csrf_token
 from app.web.member_state import member_state_version
 
@@ -32,7 +32,7 @@ async def get_viewer(request: Request, db: DbSession, background: BackgroundTask
     if cached is not None:
         return cached
     viewer = ANONYMOUS
-    cookie = request.cookies.get(SESSION_COOKIE)
+    cookie = request.cookies.get(cookie_policy(request).session)
     token = unsign_token(request.app.state.secret_key, cookie) if cookie else None
     if token:
         reading = is_read_only(db)

@@ -32,3 +32,18 @@ def password_reset(to: str, name: str, link: str) -> Mail:
             "everywhere. If you did not ask for this, ignore this e-mail: nothing has changed.\n"
         ),
     )
+
+
+def signup_attempt(to: str, forgot_link: str) -> Mail:
+    return Mail(
+        to=to,
+        subject="Someone tried to sign up to Prefill with your address",
+        text=(
+            "Hi,\n\n"
+            "Someone just tried to create a Prefill account with this e-mail address, which\n"
+            "already has one. Nothing has changed on your account.\n\n"
+            "If it was you, sign in; if you have forgotten the password, choose a new one here:\n\n"
+            f"{forgot_link}\n\n"
+            "If it was not you, you can ignore this e-mail.\n"
+        ),
+    )

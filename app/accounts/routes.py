@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.accounts import emails, limits, tokens
+from app import ratelimit
+from app.accounts import emails, limits, mail_jobs, tokens
 from app.accounts import service as accounts
 from app.accounts import sessions as session_store
 from app.accounts.deps import CurrentViewer, safe_next
-from app.accounts.service import FormError
-from app.db.session import DbSession, after_commit
+from app.accounts.devices import DEVICE_LIFETIME, device_cookie, is_known_device
+from app.accounts.service import EmailTaken, FormError
+from app.db.session import DbSession
+from app.outbox import enqueue_mail
 from app.ratelimit import Limit, RateLimiter, Verdict
+from app.web.client_address import client_key, parse_address
+from app.web.cookies import DEVICE, SESSION, cookie_policy
 from app.web.csrf import rotate_csrf
 from app.web.deps import Templates, base_url
 from app.web.errors import error_response
@@ -28,10 +34,20 @@ NOTICES = {
     "Check your inbox (and spam folder); the link expires in an hour.",
     "account-deleted": "Your account is deleted.",
 }
+# Tells the browser to drop its HTTP cache for this site (pages a member saw stay out of Back),
+# but not its storage: a theme choice is not the member's, and app.js removes their drafts.
+CLEAR_CACHE = '"cache"'
 
 
 def client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """The client's address as recorded on a session (parsed, never free text)."""
+    address = parse_address(request.client.host if request.client else None)
+    return str(address) if address is not None else "unknown"
+
+
+def account_subject(email: str) -> str:
+    """A short, fixed-length rate-limit subject for an address (known or not)."""
+    return hashlib.sha256(email.strip().lower().encode()).hexdigest()[:24]
 
 
 def limiter(request: Request) -> RateLimiter:
@@ -49,7 +65,8 @@ def check(request: Request, db: DbSession, limit: Limit, subject: str) -> Verdic
 
 
 def sign_in(request: Request, response: Response, db: DbSession, user, next_path: str) -> None:  # type: ignore[no-untyped-def]
-    """Start a fresh session (a new id: no fixation), replace the old one, rotate CSRF."""
+    """Start a fresh session (a new id: no fixation), replace the old one, rotate CSRF, and
+    remember this browser as one that signed in to the account."""
     viewer = getattr(request.state, "viewer", None)
     if viewer is not None and viewer.session is not None:
         session_store.revoke(db, viewer.session.id, viewer.session.user_id)
@@ -59,24 +76,24 @@ def sign_in(request: Request, response: Response, db: DbSession, user, next_path
         user_agent=request.headers.get("user-agent", ""),
         ip_address=client_ip(request),
     )
-    secure = request.url.scheme == "https"
-    response.set_cookie(
-        session_store.SESSION_COOKIE,
-        session_store.sign_token(request.app.state.secret_key, token),
-        max_age=int(session_store.SESSION_LIFETIME.total_seconds()),
-        httponly=True,
-        samesite="lax",
-        secure=secure,
-    )
+    secret = request.app.state.secret_key
+    cookies = cookie_policy(request)
+    lifetime = int(session_store.SESSION_LIFETIME.total_seconds())
+    cookies.set(response, SESSION, session_store.sign_token(secret, token), lifetime)
+    device = device_cookie(secret, user.id)
+    cookies.set(response, DEVICE, device, int(DEVICE_LIFETIME.total_seconds()))
+    rotate_csrf(request, response)
+
+
+def sign_out_browser(request: Request, response: Response) -> None:
+    """Drop the session cookie and this site's HTTP cache; the page removes the member's drafts."""
+    cookie_policy(request).delete(response, SESSION)
+    response.headers["clear-site-data"] = CLEAR_CACHE
     rotate_csrf(request, response)
 
 
 def send_verification(request: Request, db: DbSession, user) -> None:  # type: ignore[no-untyped-def]
-    raw = tokens.issue(db, user, tokens.VERIFY)
-    mail = emails.verification(
-        user.email, user.display_name, f"{base_url(request)}/verify-email/{raw}"
-    )
-    after_commit(db, lambda: request.app.state.mailer.send(mail))
+    mail_jobs.queue_verification(request, db, user)
 
 
 # --- sign up ---------------------------------------------------------------------------------
@@ -104,12 +121,14 @@ def signup(
     next: OptionalText = "/",
 ) -> Response:
     next_path = safe_next(next)
-    verdict = check(request, db, limits.SIGNUP_PER_IP, client_ip(request))
+    verdict = check(request, db, limits.SIGNUP_PER_IP, client_key(request))
     if not verdict.allowed:
         return too_many(request, verdict, "sign-ups from your network")
     try:
         user = accounts.create_user(db, email=email, display_name=display_name, password=password)
     except FormError as error:
+        if isinstance(error, EmailTaken):
+            tell_owner_of_signup_attempt(request, db, error.email)
         values = {
             "next": next_path,
             "form": {"email": email, "display_name": display_name},
@@ -120,6 +139,14 @@ def signup(
     sign_in(request, response, db, user, next_path)
     send_verification(request, db, user)
     return response
+
+
+def tell_owner_of_signup_attempt(request: Request, db: DbSession, address: str) -> None:
+    """Sign-up has to say the address is taken (a new member is signed in at once); the owner
+    at least hears of it, a couple of times a day at most."""
+    if check(request, db, limits.SIGNUP_NOTICE_PER_ADDRESS, account_subject(address)).allowed:
+        mail = emails.signup_attempt(address, f"{base_url(request)}/forgot")
+        enqueue_mail(db, mail, wake=request.app.state.mail_worker.wake)
 
 
 # --- sign in / out -----------------------------------------------------------------------------
@@ -145,18 +172,32 @@ def login(
     next: OptionalText = "/",
 ) -> Response:
     next_path = safe_next(next)
-    account_key = email.strip().lower()[:254]
-    blocked = limiter(request).peek(db, limits.LOGIN_FAILURES_PER_ACCOUNT, account_key)
+    account = account_subject(email)
+    client = client_key(request)
+    per_client = f"{account}|{client}"
+    blocked = limiter(request).peek(db, limits.LOGIN_FAILURES_PER_CLIENT, per_client)
     if not blocked.allowed:
         return too_many(
             request, blocked, "failed sign-ins for this account; you can also reset the password"
         )
-    verdict = check(request, db, limits.LOGIN_PER_IP, client_ip(request))
+    known = accounts.find_by_email(db, email or "")
+    device = request.cookies.get(cookie_policy(request).device)
+    if known is None or not is_known_device(request.app.state.secret_key, device, known.id):
+        blocked = limiter(request).peek(db, limits.LOGIN_FAILURES_PER_ACCOUNT, account)
+        if not blocked.allowed:
+            return too_many(
+                request,
+                blocked,
+                "failed sign-ins for this account; sign in from a browser you have used before, "
+                "or reset the password",
+            )
+    verdict = check(request, db, limits.LOGIN_PER_IP, client)
     if not verdict.allowed:
         return too_many(request, verdict, "sign-in attempts from your network")
     user = accounts.authenticate(db, email, password)
     if user is None:
-        check(request, db, limits.LOGIN_FAILURES_PER_ACCOUNT, account_key)
+        check(request, db, limits.LOGIN_FAILURES_PER_CLIENT, per_client)
+        check(request, db, limits.LOGIN_FAILURES_PER_ACCOUNT, account)
         values = {
             "next": next_path,
             "form": {"email": email},
@@ -169,13 +210,19 @@ def login(
     return response
 
 
+def forget_sign_in_failures(db: DbSession, email: str) -> None:
+    """After a password reset the owner can sign in at once, whoever failed before."""
+    account = account_subject(email)
+    ratelimit.clear(db, limits.LOGIN_FAILURES_PER_ACCOUNT, account)
+    ratelimit.clear_prefix(db, limits.LOGIN_FAILURES_PER_CLIENT, f"{account}|")
+
+
 @router.post("/logout")
 def logout(request: Request, db: DbSession, viewer: CurrentViewer) -> Response:
     if viewer.session is not None:
         session_store.revoke(db, viewer.session.id, viewer.session.user_id)
     response = RedirectResponse("/login?notice=signed-out", 303)
-    response.delete_cookie(session_store.SESSION_COOKIE)
-    rotate_csrf(request, response)
+    sign_out_browser(request, response)
     return response
 
 
@@ -200,18 +247,13 @@ def forgot(
             {"form": {"email": email}, "errors": error.errors},
             status_code=422,
         )
-    verdict = check(request, db, limits.RESET_PER_IP, client_ip(request))
+    verdict = check(request, db, limits.RESET_PER_IP, client_key(request))
     if not verdict.allowed:
         return too_many(request, verdict, "password-reset requests from your network")
-    # Same answer whether or not the address has an account; the per-account limit is silent.
-    if check(request, db, limits.RESET_PER_ACCOUNT, address).allowed:
-        user = accounts.find_by_email(db, address)
-        if user is not None:
-            raw = tokens.issue(db, user, tokens.RESET)
-            mail = emails.password_reset(
-                user.email, user.display_name, f"{base_url(request)}/reset/{raw}"
-            )
-            after_commit(db, lambda: request.app.state.mailer.send(mail))
+    # Same answer, and the same work, whether or not the address has an account: the worker
+    # looks the address up when it composes the mail. The per-account limit is silent.
+    if check(request, db, limits.RESET_PER_ACCOUNT, account_subject(address)).allowed:
+        mail_jobs.queue_password_reset(request, db, address)
     return RedirectResponse("/login?notice=reset-sent", 303)
 
 
@@ -239,20 +281,25 @@ def reset(
             status_code=410,
         )
     email_token, user = found
-    try:
-        accounts.set_password(db, user, password)
-    except FormError as error:
-        values = {"token": token, "valid": True, "errors": error.errors}
-        return templates.page(request, "accounts/reset.html", values, status_code=422)
+    # Take the token first: of two requests racing with one link, the loser waits on the row
+    # lock, then finds it used and changes nothing.
     if not tokens.consume(db, email_token):
+        db.rollback()
         return templates.page(
             request,
             "accounts/reset.html",
             {"token": token, "valid": False, "errors": {}},
             status_code=410,
         )
+    try:
+        accounts.set_password(db, user, password)
+    except FormError as error:
+        db.rollback()  # the token is usable again
+        values = {"token": token, "valid": True, "errors": error.errors}
+        return templates.page(request, "accounts/reset.html", values, status_code=422)
     if user.email_verified_at is None:  # the link proved they read this inbox
         accounts.mark_verified(db, user)
+    forget_sign_in_failures(db, user.email)
     return RedirectResponse("/login?notice=password-reset", 303)
 
 

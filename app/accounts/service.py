@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts import sessions as session_store
+from app.accounts import tokens
 from app.accounts.passwords import hash_password, needs_rehash, password_problem, verify_password
 from app.db.base import utcnow
 from app.db.models.accounts import ROLES, User
@@ -37,6 +38,14 @@ class FormError(Exception):
     def __init__(self, errors: dict[str, str]) -> None:
         super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
         self.errors = errors
+
+
+class EmailTaken(FormError):
+    """Sign-up with an address that already has an account (its owner is told by mail)."""
+
+    def __init__(self, errors: dict[str, str], email: str) -> None:
+        super().__init__(errors)
+        self.email = email
 
 
 def normalise_email(raw: str) -> str:
@@ -86,7 +95,8 @@ def create_user(
     if role not in ROLES:
         errors["role"] = f"Role must be one of {', '.join(ROLES)}."
     if not errors and find_by_email(db, email):
-        errors["email"] = "An account already uses this address. Sign in, or reset your password."
+        taken = "An account already uses this address. Sign in, or reset your password."
+        raise EmailTaken({"email": taken}, email)
     if errors:
         raise FormError(errors)
     user = User(
@@ -97,7 +107,7 @@ def create_user(
         with db.begin_nested():
             db.flush()
     except IntegrityError:  # a concurrent sign-up took the address between check and insert
-        raise FormError({"email": "An account already uses this address."}) from None
+        raise EmailTaken({"email": "An account already uses this address."}, email) from None
     return user
 
 
@@ -133,6 +143,7 @@ def change_email(db: Session, user: User, new_email: str, current_password: str)
         raise FormError({"email": "Another account already uses this address."})
     user.email = email
     user.email_verified_at = None
+    tokens.retire(db, user.id)  # reset and verification links for the old address die with it
     db.flush()
     return True
 
@@ -146,6 +157,7 @@ def change_password(
     if problem:
         raise FormError({"new_password": problem})
     user.password_hash = hash_password(new_password)
+    tokens.retire(db, user.id, tokens.RESET)
     db.flush()
     return session_store.revoke_all(db, user.id, except_session_id=keep_session_id)
 
@@ -157,6 +169,7 @@ def set_password(db: Session, user: User, new_password: str) -> None:
         raise FormError({"password": problem})
     user.password_hash = hash_password(new_password)
     session_store.revoke_all(db, user.id)
+    tokens.retire(db, user.id, tokens.RESET)
     db.flush()
 
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db.base import utcnow
 from app.db.models.accounts import User, UserSession
 
-SESSION_COOKIE = "prefill_session"
+SESSION_COOKIE = "prefill_session"  # `__Host-prefill_session` in production (app/web/cookies.py)
 SESSION_LIFETIME = timedelta(days=30)
 LAST_SEEN_RESOLUTION = timedelta(minutes=5)
 

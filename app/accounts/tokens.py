@@ -17,18 +17,21 @@ VERIFY = "verify"
 LIFETIMES = {RESET: timedelta(hours=1), VERIFY: timedelta(days=3)}
 
 
+def retire(db: Session, user_id: int, *purposes: str) -> None:
+    """Make every unused token of the user (of these purposes, or all) unusable: after a
+    credential change a link mailed earlier must not work."""
+    statement = update(EmailToken).where(
+        EmailToken.user_id == user_id, EmailToken.used_at.is_(None)
+    )
+    if purposes:
+        statement = statement.where(EmailToken.purpose.in_(purposes))
+    db.execute(statement.values(used_at=utcnow()))
+
+
 def issue(db: Session, user: User, purpose: str) -> str:
     """Create a token and return the raw value for the link; earlier unused ones are retired."""
     now = utcnow()
-    db.execute(
-        update(EmailToken)
-        .where(
-            EmailToken.user_id == user.id,
-            EmailToken.purpose == purpose,
-            EmailToken.used_at.is_(None),
-        )
-        .values(used_at=now)
-    )
+    retire(db, user.id, purpose)
     raw = secrets.token_urlsafe(32)
     db.add(
         EmailToken(
@@ -60,8 +63,9 @@ def find_valid(db: Session, raw: str, purpose: str) -> tuple[EmailToken, User] |
     if row is None:
         return None
     token, user = row[0], row[1]
-    # A verification link is only good for the address it was sent to.
-    if purpose == VERIFY and token.email != user.email:
+    # A link is only good for the address it was sent to (a reset link mailed to an old
+    # address must not take over the account once the address has changed).
+    if token.email != user.email:
         return None
     return token, user
 

@@ -11,8 +11,9 @@ from sqlalchemy.orm import Session
 
 from app.db.models.accounts import User
 from app.db.models.discussion import Post
-from app.db.session import DbSession, after_commit
+from app.db.session import DbSession
 from app.mail import Mail
+from app.outbox import enqueue_mail
 from app.web.deps import Templates, base_url
 
 router = APIRouter(include_in_schema=False)
@@ -32,7 +33,7 @@ def read_token(secret_key: str, token: str) -> int | None:
 
 
 def email_reply_later(request: Request, db: Session, reply: Post) -> None:
-    """If the parent's author opted in, e-mail them once the reply has committed."""
+    """If the parent's author opted in, queue an e-mail in the reply's own transaction."""
     parent = db.get(Post, reply.parent_id) if reply.parent_id else None
     recipient = db.get(User, parent.author_id) if parent and parent.author_id else None
     replier = db.get(User, reply.author_id) if reply.author_id else None
@@ -61,8 +62,7 @@ def email_reply_later(request: Request, db: Session, reply: Post) -> None:
             ("List-Unsubscribe-Post", "List-Unsubscribe=One-Click"),
         ),
     )
-    mailer = request.app.state.mailer
-    after_commit(db, lambda: mailer.send(mail))
+    enqueue_mail(db, mail, wake=request.app.state.mail_worker.wake)
 
 
 @router.get("/unsubscribe/{token}")

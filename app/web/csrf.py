@@ -1,6 +1,6 @@
 """CSRF protection for every state-changing request (signed double-submit token).
 
-Each browser gets a random `prefill_csrf` cookie (HttpOnly, SameSite=Lax). Forms carry
+Each browser gets a random `prefill_csrf` cookie (`__Host-prefill_csrf` in production) (HttpOnly, SameSite=Lax). Forms carry
 HMAC(secret, cookie) in a `csrf_token` field; HTMX sends the same value in `X-CSRF-Token` (set on
 <body hx-headers>). An attacker's page can neither read the cookie nor compute the HMAC. The
 cookie is replaced at sign-in and sign-out, so a token never outlives the session it was shown in.
@@ -19,8 +19,8 @@ from fastapi import HTTPException, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.db.session import SAFE_METHODS
+from app.web.cookies import CSRF, CookiePolicy, cookie_policy
 
-CSRF_COOKIE = "prefill_csrf"
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
 # Stateless endpoints that change nothing and use no cookie authority are exempt (the sizing
@@ -42,21 +42,20 @@ def new_cookie_value() -> str:
 
 def csrf_token(request: Request) -> str:
     """The token to embed in this page's forms."""
-    value = request.scope.get("state", {}).get("csrf_cookie") or request.cookies.get(CSRF_COOKIE)
+    value = request.scope.get("state", {}).get("csrf_cookie") or request.cookies.get(
+        cookie_policy(request).csrf
+    )
     return sign(request.app.state.secret_key, value or "")
 
 
-def set_csrf_cookie(response, value: str, secure: bool) -> None:  # type: ignore[no-untyped-def]
-    response.set_cookie(
-        CSRF_COOKIE, value, max_age=60 * 60 * 24 * 365, httponly=True, samesite="lax", secure=secure
-    )
+CSRF_MAX_AGE = 60 * 60 * 24 * 365
 
 
 def rotate_csrf(request: Request, response) -> None:  # type: ignore[no-untyped-def]
     """Give the browser a new CSRF secret (at sign-in and sign-out)."""
     value = new_cookie_value()
     request.scope.setdefault("state", {})["csrf_cookie"] = value
-    set_csrf_cookie(response, value, request.url.scheme == "https")
+    cookie_policy(request).set(response, CSRF, value, CSRF_MAX_AGE)
 
 
 async def verify_csrf(request: Request) -> None:
@@ -67,7 +66,7 @@ async def verify_csrf(request: Request) -> None:
     origin = request.headers.get("origin")
     if origin and origin != "null" and urlsplit(origin).netloc != request.url.netloc:
         raise HTTPException(403, detail="Cross-site requests are not accepted.")
-    cookie = request.cookies.get(CSRF_COOKIE)
+    cookie = request.cookies.get(cookie_policy(request).csrf)
     submitted = request.headers.get(CSRF_HEADER)
     if not submitted and request.headers.get("content-type", "").startswith(
         ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -83,8 +82,10 @@ async def verify_csrf(request: Request) -> None:
 class CSRFCookieMiddleware:
     """Issues the CSRF cookie to browsers that do not have one yet (pure ASGI, no body buffering)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, policy: CookiePolicy) -> None:
         self.app = app
+        self.name = policy.csrf
+        self.secure = "; Secure" if policy.secure else ""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].startswith("/static/"):
@@ -98,7 +99,8 @@ class CSRFCookieMiddleware:
                 ):  # a malformed Cookie header must not break a page
                     cookies.load(value.decode("latin-1"))
         issued: str | None = None
-        if CSRF_COOKIE not in cookies or not cookies[CSRF_COOKIE].value:
+        name = self.name
+        if name not in cookies or not cookies[name].value:
             issued = new_cookie_value()
             scope.setdefault("state", {})["csrf_cookie"] = issued
 
@@ -106,14 +108,12 @@ class CSRFCookieMiddleware:
             if issued and message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 already = any(
-                    n == b"set-cookie" and v.startswith(CSRF_COOKIE.encode() + b"=")
-                    for n, v in headers
+                    n == b"set-cookie" and v.startswith(name.encode() + b"=") for n, v in headers
                 )
                 if not already and scope["state"].get("csrf_cookie") == issued:
-                    secure = "; Secure" if scope.get("scheme") == "https" else ""
                     cookie = (
-                        f"{CSRF_COOKIE}={issued}; Max-Age=31536000; Path=/; HttpOnly; "
-                        f"SameSite=Lax{secure}"
+                        f"{name}={issued}; Max-Age={CSRF_MAX_AGE}; Path=/; HttpOnly; "
+                        f"SameSite=Lax{self.secure}"
                     )
                     headers.append((b"set-cookie", cookie.encode()))
                     message["headers"] = headers

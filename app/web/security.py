@@ -30,14 +30,18 @@ HSTS = (b"strict-transport-security", b"max-age=63072000; includeSubDomains")
 
 
 class SecurityHeadersMiddleware:
-    def __init__(self, app: ASGIApp) -> None:
+    """HSTS goes on every response in production, whatever scheme the request came by (a
+    proxy that drops X-Forwarded-Proto must not turn it off); elsewhere on https only."""
+
+    def __init__(self, app: ASGIApp, always_hsts: bool = False) -> None:
         self.app = app
+        self.always_hsts = always_hsts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        https = scope.get("scheme") == "https"
+        https = self.always_hsts or scope.get("scheme") == "https"
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

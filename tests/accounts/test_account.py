@@ -6,7 +6,7 @@ import json
 
 from starlette.testclient import TestClient
 
-from tests.helpers import PASSWORD, login, post_form, signup, unique_email
+from tests.helpers import PASSWORD, login, post_form, sent_mail, signup, unique_email
 
 
 def test_change_display_name(client: TestClient) -> None:
@@ -30,7 +30,7 @@ def test_change_email_needs_the_current_password(client: TestClient) -> None:
     assert ok.status_code == 303
     page = client.get("/account").text
     assert new_email in page and "Not confirmed yet" in page
-    assert client.app.state.mailer.sent[-1].to == new_email
+    assert sent_mail(client.app)[-1].to == new_email
 
 
 def test_timezone_is_validated(client: TestClient) -> None:

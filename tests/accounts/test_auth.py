@@ -51,12 +51,25 @@ def test_session_cookie_flags(client: TestClient) -> None:
     assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Secure" not in cookie
 
 
-def test_secure_cookie_over_https(app) -> None:  # type: ignore[no-untyped-def]
-    with TestClient(app, base_url="https://testserver") as client:
+def test_production_cookies_are_secure_host_only_whatever_the_scheme(
+    app_factory, sqlite_url: str
+) -> None:  # type: ignore[no-untyped-def]
+    """A proxy that forgets X-Forwarded-Proto must not cost the cookies their Secure flag."""
+    app = app_factory(sqlite_url, env="production", public_url="https://prefill.example")
+    with TestClient(app, base_url="http://testserver") as plain:  # plain http reaches the app
+        first = plain.get("/login")
+    csrf = [v for n, v in first.headers.multi_items() if n == "set-cookie"]
+    assert csrf and csrf[0].startswith("__Host-prefill_csrf=")
+    assert "Secure" in csrf[0] and "Path=/" in csrf[0] and "Domain" not in csrf[0]
+    assert "max-age" in first.headers.get("strict-transport-security", "")
+
+    with TestClient(app, base_url="https://testserver") as client:  # a browser keeps Secure ones
         response = signup(client)
-    cookies = [v for n, v in response.headers.multi_items() if n == "set-cookie"]
-    assert all("Secure" in cookie for cookie in cookies)
-    assert "max-age" in client.get("/").headers.get("strict-transport-security", "")
+        assert response.status_code == 303, response.text
+        cookies = [v for n, v in response.headers.multi_items() if n == "set-cookie"]
+        session = [c for c in cookies if c.startswith("__Host-prefill_session=")]
+        assert session and all("Secure" in c and "Domain" not in c for c in cookies)
+        assert "Sign out" in client.get("/account").text  # the app reads the __Host- name back
 
 
 @pytest.mark.parametrize(

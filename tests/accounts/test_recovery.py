@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from app.db.base import utcnow
 from app.db.models.accounts import EmailToken
-from tests.helpers import PASSWORD, csrf_token, login, signup, unique_email
+from tests.helpers import PASSWORD, csrf_token, login, sent_mail, signup, unique_email
 
 NEW_PASSWORD = "brand new secret phrase"
 
@@ -31,7 +31,7 @@ def request_reset(client: TestClient, email: str):  # type: ignore[no-untyped-de
 def test_signup_sends_a_verification_link_that_works_once(client: TestClient) -> None:
     email = unique_email()
     signup(client, email=email)
-    mail = client.app.state.mailer.sent[-1]
+    mail = sent_mail(client.app)[-1]
     assert mail.to == email and "Confirm" in mail.subject
     link = link_in(mail.text, "/verify-email")
     assert client.get(link).status_code == 200  # a page with a button: scanners change nothing
@@ -46,12 +46,12 @@ def test_signup_sends_a_verification_link_that_works_once(client: TestClient) ->
 def test_reset_does_not_reveal_whether_an_account_exists(client: TestClient) -> None:
     email = unique_email()
     signup(TestClient(client.app), email=email)
-    sent_before = len(client.app.state.mailer.sent)
+    sent_before = len(sent_mail(client.app))
     known = request_reset(client, email)
     unknown = request_reset(client, "nobody-here@example.com")
     assert known.status_code == unknown.status_code == 303
     assert known.headers["location"] == unknown.headers["location"]
-    assert len(client.app.state.mailer.sent) == sent_before + 1
+    assert len(sent_mail(client.app)) == sent_before + 1
 
 
 def test_reset_link_sets_a_password_once_and_signs_out_everywhere(client: TestClient) -> None:
@@ -59,7 +59,7 @@ def test_reset_link_sets_a_password_once_and_signs_out_everywhere(client: TestCl
     other_browser = TestClient(client.app)
     signup(other_browser, email=email)
     request_reset(client, email)
-    link = link_in(client.app.state.mailer.sent[-1].text, "/reset")
+    link = link_in(sent_mail(client.app)[-1].text, "/reset")
     form = client.get(link)
     assert form.status_code == 200
     token = csrf_token(client, link)
@@ -79,7 +79,7 @@ def test_expired_reset_links_are_refused(app, client: TestClient) -> None:  # ty
     email = unique_email()
     signup(TestClient(client.app), email=email)
     request_reset(client, email)
-    link = link_in(client.app.state.mailer.sent[-1].text, "/reset")
+    link = link_in(sent_mail(client.app)[-1].text, "/reset")
     with app.state.db.writer() as db, db.begin():
         db.execute(update(EmailToken).values(expires_at=utcnow() - timedelta(minutes=1)))
     response = client.get(link)
@@ -90,7 +90,7 @@ def test_expired_reset_links_are_refused(app, client: TestClient) -> None:  # ty
 def test_reset_is_rate_limited_per_account_silently(client: TestClient) -> None:
     email = unique_email()
     signup(TestClient(client.app), email=email)
-    before = len(client.app.state.mailer.sent)
+    before = len(sent_mail(client.app))
     for _ in range(5):
         assert request_reset(client, email).status_code == 303
-    assert len(client.app.state.mailer.sent) == before + 3
+    assert len(sent_mail(client.app)) == before + 3

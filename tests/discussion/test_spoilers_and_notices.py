@@ -7,7 +7,7 @@ import re
 from starlette.testclient import TestClient
 
 from app.content.store import ContentStore
-from tests.helpers import csrf_token, post_comment, post_form, post_id_from, signup
+from tests.helpers import csrf_token, post_comment, post_form, post_id_from, sent_mail, signup
 
 
 def test_members_see_approaches_folded_until_they_open_the_answer(
@@ -64,7 +64,7 @@ def test_replies_notify_and_can_email_with_one_click_unsubscribe(
     parent = post_id_from(post_comment(client, question.url, "Parent post"))
     replier = TestClient(client.app)
     signup(replier, name="Replier")
-    sent_before = len(client.app.state.mailer.sent)
+    sent_before = len(sent_mail(client.app))
     post_comment(replier, question.url, "A thoughtful reply", parent_id=parent)
 
     header = client.get("/").text
@@ -73,7 +73,7 @@ def test_replies_notify_and_can_email_with_one_click_unsubscribe(
     assert "Replier" in listing and "A thoughtful reply" in listing
     assert 'class="notify-dot"' not in client.get("/").text  # read now
 
-    mail = client.app.state.mailer.sent[sent_before]
+    mail = sent_mail(client.app)[sent_before]
     assert "Replier replied" in mail.subject
     headers = dict(mail.headers)
     assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
@@ -82,7 +82,7 @@ def test_replies_notify_and_can_email_with_one_click_unsubscribe(
     done = TestClient(client.app).post(link, data={"List-Unsubscribe": "One-Click"})
     assert done.status_code == 200 and "unsubscribed" in done.text
     post_comment(replier, question.url, "Another reply", parent_id=parent)
-    assert len(client.app.state.mailer.sent) == sent_before + 1
+    assert len(sent_mail(client.app)) == sent_before + 1
     assert TestClient(client.app).post("/unsubscribe/forged-token").status_code == 404
 
 

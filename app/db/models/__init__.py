@@ -11,6 +11,7 @@ from app.db.models.discussion import (
     ThreadStats,
     Vote,
 )
+from app.db.models.mail import OutboxMessage
 from app.db.models.practice import ActiveDay, Attempt, Bookmark, Note, ReviewCard, ReviewLog
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "ModerationAction",
     "Note",
     "Notification",
+    "OutboxMessage",
     "Post",
     "RateLimitHit",
     "Report",
