@@ -3,7 +3,7 @@
 Starts the app as a real uvicorn process (one worker, SQLite, rate limits off so the load is not
 answered with 429s), then times `GET /ping` one request after another, twice: on an idle
 server, and while other connections send the most expensive config the sizing reader accepts
-(built by tests/sizing/test_sizing_limits.py: 1,024 layers, every per-layer list at full length,
+(built by tests/sizing/test_sizing_bounds.py: 1,024 layers, every per-layer list at full length,
 the rest of the 50,000-value budget in one list) to `POST /api/v1/sizing` back to back. If
 sizing ran on the event loop, each `/ping` would wait behind a sizing.
 """
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx2
 
-from tests.sizing.test_sizing_limits import worst_case_configs
+from tests.sizing.test_sizing_bounds import worst_case_configs
 
 
 def ping_latencies(base: str, seconds: float) -> list[float]:

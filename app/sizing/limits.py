@@ -1,80 +1,81 @@
-"""Bounds on what the config reader accepts, so no config costs more than a few milliseconds.
+"""The longest context a model states it supports, and where that figure comes from.
 
-A config.json is untrusted input (the calculator and the API take one from anyone). Sizing
-walks every layer once, so its cost is the layer count (at most ``MAX_LAYERS``) times the cost
-of each per-layer question. These bounds keep each question O(1): index lists (which layers are
-MoE, which are attention) are read once, validated as layer indices and kept as sets; and the
-whole document has a node budget, so no list can be long enough to matter even when it is only
-carried along. The budget admits every real config we know, including quantised checkpoints
-whose ``quantization_config`` lists thousands of module names.
+The limit is ``max_position_embeddings`` (or the older ``n_positions`` / ``max_sequence_length``
+/ ``seq_length``). A YaRN ``rope_scaling`` (or transformers 5 ``rope_parameters``) whose
+``factor × original_max_position_embeddings`` is larger raises it, as vLLM derives
+``max_model_len`` for YaRN (vllm/config/model.py ``_get_and_verify_max_len``: for
+``rope_type == "yarn"`` the derived length is ``original_max_position_embeddings × factor``).
+llama3, longrope and default scaling never change it (vLLM skips them too), so Llama 3.1 stays at
+131,072. vLLM also multiplies the limit by ``factor`` for linear and dynamic scaling (except
+Gemma 3, whose limit is already scaled); we do not, because those configs already state the
+scaled length.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from .config import Keys
+from .config import MAX_POSITIONS, Keys
 from .errors import ConfigError
 
-# JSON values (objects, arrays, strings, numbers, ...) in one config. The largest real configs
-# (quantised checkpoints listing every unquantised module) hold a few thousand.
-MAX_CONFIG_NODES = 50_000
+POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
 
 
-def check_config_size(raw: Any) -> None:
-    """Raise ConfigError when a decoded config holds more than ``MAX_CONFIG_NODES`` values.
+@dataclass(frozen=True, slots=True)
+class ContextLimit:
+    tokens: int | None  # None: the config states no limit
+    source: str  # e.g. "max_position_embeddings" or "rope_scaling (yarn): 40 × 4,096"
 
-    Walks iteratively and stops at the budget, so an oversized document costs no more to reject
-    than a legal one costs to accept.
-    """
-    stack = [raw]
-    seen = 0
-    while stack:
-        value = stack.pop()
-        seen += 1
-        if seen > MAX_CONFIG_NODES:
+
+def stated_positions(keys: Keys) -> int | None:
+    key = keys.first(POSITION_KEYS)
+    return keys.int(key, maximum=MAX_POSITIONS) if key else None
+
+
+def context_limit(keys: Keys) -> ContextLimit:
+    key = keys.first(POSITION_KEYS)
+    base = keys.int(key, maximum=MAX_POSITIONS) if key else None
+    source = key or "no position limit in the config"
+    yarn = _yarn_length(keys)
+    if yarn is not None and (base is None or yarn[0] > base):
+        return ContextLimit(yarn[0], yarn[1])
+    return ContextLimit(base, source)
+
+
+def _yarn_length(keys: Keys) -> tuple[int, str] | None:
+    for name in ("rope_scaling", "rope_parameters"):
+        scaling = keys.raw(name)
+        if scaling is None:
+            continue
+        if not isinstance(scaling, dict):
             raise ConfigError(
-                f"has more than {MAX_CONFIG_NODES:,} values (keys, list entries, numbers); "
-                "a real config.json holds far fewer",
-                field="config",
+                f"must be an object, got {type(scaling).__name__}", field=keys.field(name)
             )
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-
-
-def layer_index_set(keys: Keys, key: str, layers: int) -> frozenset[int] | None:
-    """The layer indices a list such as ``mlp_only_layers`` names, as a set made once.
-
-    Each entry must be an integer layer index below ``layers``; the list can name each layer at
-    most once, so it is never longer than the model is deep.
-    """
-    memo = keys.memo
-    if key in memo:
-        return memo[key]
-    values = keys.list(key)
-    result = None if values is None else _indices(values, keys.field(key), layers)
-    memo[key] = result
-    return result
-
-
-def _indices(values: list[Any], field: str, layers: int) -> frozenset[int]:
-    if len(values) > layers:
-        raise ConfigError(
-            f"lists {len(values):,} layer indices but the model has {layers:,} layers",
-            field=field,
+        kind = scaling.get("rope_type", scaling.get("type"))
+        if kind != "yarn":
+            return None
+        factor = _number(scaling.get("factor"), keys.field(f"{name}.factor"))
+        original = scaling.get("original_max_position_embeddings")
+        if factor is None or original is None:
+            return None
+        original = keys.check_int(
+            original, f"{name}.original_max_position_embeddings", minimum=1, maximum=MAX_POSITIONS
         )
-    out: set[int] = set()
-    for value in values:
-        if isinstance(value, bool) or not isinstance(value, int):
+        tokens = int(original * factor)
+        if tokens > MAX_POSITIONS:
             raise ConfigError(
-                f"must list layer indices (integers), got {type(value).__name__} {value!r}"[:200],
-                field=field,
+                f"factor × original_max_position_embeddings is {tokens:,}, beyond any model",
+                field=keys.field(f"{name}.factor"),
             )
-        if not 0 <= value < layers:
-            raise ConfigError(
-                f"lists layer {value:,}, but layers are numbered 0 to {layers - 1:,}", field=field
-            )
-        out.add(value)
-    return frozenset(out)
+        shown = f"{factor:g}" if isinstance(factor, float) else str(factor)
+        return tokens, f"{name} (yarn): {shown} × {original:,} original positions"
+    return None
+
+
+def _number(value: Any, field: str) -> int | float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1 << 20:
+        raise ConfigError(f"must be a positive number, got {value!r}"[:200], field=field)
+    return value

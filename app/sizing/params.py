@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 
 from .architecture import Dims
+from .bounds import layer_index_set
 from .config import MAX_EXPERTS, MAX_LAYERS, MAX_VOCAB, Keys
-from .limits import layer_index_set
 from .spec import Attention, LayerSpec, ParamCounts, State
 
 # Block layouts that differ from the Llama default, keyed by model_type.
