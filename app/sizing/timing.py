@@ -75,6 +75,8 @@ def estimate(
     profile = get_profile(req.perf_profile)
     out: dict[str, Any] = dict.fromkeys(TIME_KEYS)
     out["profile"] = profile.name
+    out["prompt_tokens"] = req.prompt_tokens if req.prompt_tokens is not None else context
+    out["output_tokens"] = req.output_tokens
     out["profile_source"] = profile.source
     out["note"] = (
         "Estimates, not measurements: all B sequences at the full context (the slowest step of "
@@ -92,8 +94,7 @@ def estimate(
     parts = model.decode(batch, context)
     step = parts.total
     tokens_per_s = batch / step
-    prompt = req.prompt_tokens if req.prompt_tokens is not None else context
-    ttft = model.prefill(prompt)
+    ttft = model.prefill(out["prompt_tokens"])
     out.update(
         decode_step_ms=_ms(step),
         tpot_ms=_ms(step),
@@ -179,9 +180,10 @@ def _bound(
 def _slo(model: StepModel, slo_ms: float, context: int, fit: int, replicas: int) -> dict[str, Any]:
     """The largest batch (up to what fits) whose step meets the TPOT target, and its throughput."""
     top = min(fit, MAX_BATCH)
+    seconds = model.step_seconds(context)
 
     def meets(b: int) -> bool:
-        return model.decode(b, context).total * 1e3 <= slo_ms
+        return seconds(b) * 1e3 <= slo_ms
 
     if not meets(1):
         return {
@@ -198,7 +200,7 @@ def _slo(model: StepModel, slo_ms: float, context: int, fit: int, replicas: int)
             lo = mid
         else:
             hi = mid - 1
-    step = model.decode(lo, context).total
+    step = seconds(lo)
     return {
         "tpot_slo_ms": slo_ms,
         "max_batch": lo,
