@@ -100,6 +100,40 @@ class SizingRequestBody(BaseModel):
         description="An explicit KV cache budget per GPU, in bytes (vLLM's "
         "--kv-cache-memory-bytes); replaces gpu_util and reserve_bytes.",
     )
+    prompt_tokens: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONTEXT,
+        description="Prompt length in tokens for `time.ttft_ms`. Null: the context.",
+    )
+    output_tokens: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONTEXT,
+        description="Tokens generated per request, for `time.request_ms`.",
+    )
+    tpot_slo_ms: float | None = Field(
+        None,
+        gt=0,
+        le=1e6,
+        allow_inf_nan=False,
+        description="A time-per-output-token target in milliseconds: `time.slo` gives the "
+        "largest batch per replica that meets it and the tokens/s there.",
+    )
+    gpu_hour_usd: float | None = Field(
+        None,
+        gt=0,
+        le=1e4,
+        allow_inf_nan=False,
+        description="Price of one GPU-hour in US dollars, for "
+        "`time.cost_per_million_output_tokens_usd` (every requested GPU is paid for).",
+    )
+    perf_profile: Literal["engine", "pytorch"] = Field(
+        "engine",
+        description="Efficiency profile of the time estimate: `engine` (a serving engine's "
+        "kernels, checked against published vLLM runs) or `pytorch` (fitted to an H200 measured "
+        "in plain PyTorch with CUDA graphs).",
+    )
     include_remedies: bool = Field(
         False,
         description="Also return `remedies`: ranked what-ifs (shorter context, fp8 KV, "
@@ -151,6 +185,78 @@ class ResolvedInputs(BaseModel):
     gpu_util: float
     reserve_bytes: int = Field(description="Bytes per GPU.")
     kv_budget_bytes: int | None = Field(description="Bytes per GPU, when given.")
+
+
+class StepBreakdown(BaseModel):
+    """One decode step split into parts that add up to it, in milliseconds."""
+
+    weights: float = Field(description="ms streaming this GPU's weights (MoE: experts touched).")
+    kv: float = Field(description="ms reading every resident sequence's cache at `context`.")
+    compute: float = Field(
+        description="ms the math adds beyond the bytes, in phases where FLOPs take longer."
+    )
+    communication: float = Field(description="ms of tensor-parallel all-reduces (2 per layer).")
+    overhead: float = Field(description="ms of fixed per-layer and per-step overhead.")
+
+
+class SloResult(BaseModel):
+    tpot_slo_ms: float = Field(description="The TPOT target, ms.")
+    max_batch: int = Field(description="Largest batch per replica meeting it (0: none does).")
+    tpot_ms: float | None = Field(None, description="TPOT at that batch, ms.")
+    tokens_per_s: float = Field(description="Output tokens/s of one replica at that batch.")
+    tokens_per_s_total: float = Field(description="Output tokens/s of all replicas.")
+    limited_by: Literal["tpot", "kv_capacity"] = Field(
+        description="`kv_capacity` when the pool runs out before the target is reached."
+    )
+
+
+class TimeEstimate(BaseModel):
+    """Decode and prefill time per replica, estimated under `profile` (memory figures are exact;
+    these are estimates). Decode figures put all `batch` sequences at the full context: the
+    slowest step of their lives. Null values come with a `reason`."""
+
+    decode_step_ms: float | None = Field(description="One decode step, milliseconds.")
+    tpot_ms: float | None = Field(description="Time per output token of each sequence, ms.")
+    tokens_per_s: float | None = Field(description="Output tokens per second, one replica.")
+    tokens_per_s_total: float | None = Field(description="Output tokens per second, all replicas.")
+    ttft_ms: float | None = Field(
+        description="Time to first token for `prompt_tokens` with an empty queue, ms; also the "
+        "stall one unchunked prompt of that length causes every decoding stream."
+    )
+    request_ms: float | None = Field(
+        description="TTFT + output_tokens × TPOT, ms (when `output_tokens` is given)."
+    )
+    batch: int | None = Field(
+        description="Sequences per replica in the timed step: the requested concurrency per "
+        "replica, capped at what the KV pool holds."
+    )
+    bound: (
+        Literal["kv_capacity", "weight_bandwidth", "kv_bandwidth", "compute", "communication"]
+        | None
+    ) = Field(
+        description="What limits the deployment: `kv_capacity` when the requested sequences "
+        "fill or exceed the pool, else the largest phase of the step."
+    )
+    bound_detail: dict[str, Any] | None = Field(
+        description="The figures that decide `bound`: shares of the step (0–1), bytes read and "
+        "FLOPs per GPU per step, sequences requested and that fit, `step_bound` (what bounds "
+        "the step itself), and for MoE the experts touched per layer."
+    )
+    breakdown_ms: StepBreakdown | None
+    ridge_batch: int | None = Field(
+        description="Batch (tokens per step) at which the linear layers turn compute-bound."
+    )
+    slo: SloResult | None = Field(description="Present when `tpot_slo_ms` is given.")
+    cost_per_million_output_tokens_usd: float | None = Field(
+        description="US dollars per million output tokens at `tokens_per_s_total` (when "
+        "`gpu_hour_usd` is given)."
+    )
+    profile: Literal["engine", "pytorch"]
+    profile_source: str = Field(description="Where the profile's efficiencies come from.")
+    prompt_tokens: int = Field(description="Prompt tokens used for `ttft_ms`.")
+    output_tokens: int | None
+    note: str
+    reason: str | None = Field(description="Why the figures are null, when they are.")
 
 
 class SizingResponse(BaseModel):
@@ -210,6 +316,7 @@ class SizingResponse(BaseModel):
         description="Each layer group's formula, symbolic and filled with this model's numbers."
     )
     notes: list[str] = Field(description="Engine differences and caveats that apply here.")
+    time: TimeEstimate
     remedies: list[dict[str, Any]] | None = Field(
         None, description="Present when `include_remedies` is true: ranked what-ifs."
     )
