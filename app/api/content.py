@@ -11,6 +11,9 @@ from pydantic import BaseModel, Field
 from app.accounts.access import can_read_answer
 from app.accounts.deps import CurrentViewer
 from app.content.models import Concept, Question
+from app.content.schema import BAND_LEVELS
+from app.db.session import DbSession
+from app.discussion.answers import has_opened_answer
 from app.web.deps import Content
 
 router = APIRouter(prefix="/api/v1", tags=["content"])
@@ -42,8 +45,16 @@ class RubricItemOut(BaseModel):
 
 
 class RubricOut(BaseModel):
-    items: list[RubricItemOut]
-    bands: dict[int, str]
+    summary: str = Field(description="What the answer is scored on, without its facts (public).")
+    locked: bool = Field(
+        description="True unless the caller is signed in and has opened this answer; `items` "
+        "and `bands` are then null (they carry the answer's facts)."
+    )
+    items: list[RubricItemOut] | None
+    bands: dict[int, str] | None
+    band_levels: dict[int, str] = Field(
+        description="The level each band stands for: 2 a mid-level pass, 3 senior, 4 staff."
+    )
 
 
 class QuestionDetail(QuestionSummary):
@@ -110,8 +121,11 @@ def list_questions(content: Content) -> list[dict[str, object]]:
 
 
 @router.get("/questions/{slug}", response_model=QuestionDetail)
-def get_question(slug: str, content: Content, viewer: CurrentViewer) -> dict[str, object]:
-    """One question. An account-only answer is returned only to a signed-in caller."""
+def get_question(
+    slug: str, content: Content, viewer: CurrentViewer, db: DbSession
+) -> dict[str, object]:
+    """One question. An account-only answer is returned only to a signed-in caller; the rubric's
+    items and bands only to a signed-in caller who has opened the answer (its summary to all)."""
     question = content.question_by_slug.get(slug) or content.question_by_slug.get(
         content.question_aliases.get(slug, "")
     )
@@ -123,8 +137,22 @@ def get_question(slug: str, content: Content, viewer: CurrentViewer) -> dict[str
         "answer_html": question.answer_html if readable else None,
         "teaser_html": question.teaser_html,
         "concepts": [c.slug for c in question.concepts],
-        "rubric": question.meta.rubric.model_dump(),
+        "rubric": _rubric(question, viewer, db, content),
         "sources_html": question.sources_html,
+    }
+
+
+def _rubric(question: Question, viewer, db, content) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    rubric = question.meta.rubric
+    shown = viewer.user is not None and has_opened_answer(
+        db, viewer.user, content.slugs_of("question", question.slug)
+    )
+    return {
+        "summary": rubric.summary,
+        "locked": not shown,
+        "items": [item.model_dump() for item in rubric.items] if shown else None,
+        "bands": dict(rubric.bands) if shown else None,
+        "band_levels": BAND_LEVELS,
     }
 
 

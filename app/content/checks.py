@@ -3,6 +3,7 @@ cards, and internal links that resolve."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,3 +74,54 @@ def check_links(
                 collector.add(path, f"links to {href!r}, which does not exist", "links")
             else:
                 collector.add(path, f"links to {href!r}, which is not a page of this site", "links")
+
+
+# A figure in the summary ("86", "4,096", "2.5×") or a code-like name (max_model_len).
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CODE_NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+_WORD = re.compile(r"[a-z0-9]+")
+# A run this many words long shared with the answer is a copied sentence, not a summary.
+_SHARED_RUN = 7
+
+
+def check_rubric_summaries(questions: list[Question], collector: _Collector) -> None:
+    """The rubric summary is public: it may say what is scored, never the answer's facts."""
+    for question in questions:
+        summary = question.meta.rubric.summary
+        rubric = question.meta.rubric
+        private = " ".join(
+            [question.answer_text]
+            + [item.text for item in rubric.items]
+            + list(rubric.bands.values())
+        )
+        for label, pattern in (("figure", _NUMBER), ("name", _CODE_NAME)):
+            found = {m.group() for m in pattern.finditer(summary)}
+            given_away = sorted(
+                token
+                for token in found
+                if re.search(rf"(?<![\w.,]){re.escape(token)}(?![\w]|[.,]\d)", private)
+            )
+            if given_away:
+                collector.add(
+                    question.path,
+                    f"the summary gives away the {label}(s) {', '.join(given_away)} "
+                    "from the answer or rubric; say what is scored, not the result",
+                    "rubric.summary",
+                )
+        copied = _shared_run(summary, question.answer_text)
+        if copied:
+            collector.add(
+                question.path,
+                f"the summary copies the answer ({copied!r}); say what is scored, in other words",
+                "rubric.summary",
+            )
+
+
+def _shared_run(summary: str, answer: str) -> str | None:
+    words = _WORD.findall(summary.lower())
+    answer_words = " " + " ".join(_WORD.findall(answer.lower())) + " "
+    for start in range(len(words) - _SHARED_RUN + 1):
+        run = " ".join(words[start : start + _SHARED_RUN])
+        if f" {run} " in answer_words:
+            return run
+    return None

@@ -49,7 +49,7 @@ RATE_UNITS: dict[str, tuple[int, str]] = {
     "TB/s": (1000**4, " TB/s"),
     "TFLOPS": (1, " TFLOPS"),
 }
-FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix", "times"})
+FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix", "times", "multiple"})
 REQUEST_INT_ARGS = frozenset({"gpus", "tp", "context", "concurrency"})
 REQUEST_STR_ARGS = frozenset({"gpu", "kv_dtype", "weight_dtype"})
 REQUEST_BYTES_ARGS = {"reserve": "reserve_bytes", "kv_budget": "kv_budget_bytes"}
@@ -130,6 +130,16 @@ def format_value(value: float | int | None, unit: str, digits: int | None, suffi
     return format_number(scaled, digits) + (label if suffix else "")
 
 
+def round_down(value: float | int | None, args: dict[str, str]) -> float | int | None:
+    """`multiple=16`: the value rounded down to a multiple (an engine that counts in blocks)."""
+    if value is None or "multiple" not in args:
+        return value
+    multiple = _int_arg(args, "multiple")
+    if multiple < 1:
+        raise DirectiveError("multiple must be a whole number of at least 1")
+    return int(value // multiple * multiple)
+
+
 def _format_args(args: dict[str, str]) -> tuple[str, str, int | None, bool]:
     if "field" not in args:
         raise DirectiveError("a figure needs field=...")
@@ -171,7 +181,7 @@ def _size_figure(args: dict[str, str]) -> str:
         record = _sized(args["model"].lower(), request)
     except SizingError as error:
         raise DirectiveError(str(error)) from None
-    value = _lookup(record, field, f"the sizing of {args['model']}")
+    value = round_down(_lookup(record, field, f"the sizing of {args['model']}"), args)
     title = f"Computed by Prefill's sizing core from the {args['model']} config: {field}"
     if "times" in args:  # a per-token figure at a length the config alone does not admit
         times = _int_arg(args, "times")
@@ -192,7 +202,7 @@ def _gpu_figure(args: dict[str, str]) -> str:
         gpu = get_gpu(args["id"])
     except SizingError as error:
         raise DirectiveError(str(error)) from None
-    value = _lookup(dataclasses.asdict(gpu), field, f"GPU {args['id']}")
+    value = round_down(_lookup(dataclasses.asdict(gpu), field, f"GPU {args['id']}"), args)
     title = f"From Prefill's GPU catalogue: {gpu.name}, {field}"
     return _figure_html(value, format_value(value, unit, digits, suffix), title)
 

@@ -16,7 +16,12 @@ import yaml
 from markdown_it import MarkdownIt
 from pydantic import ValidationError
 
-from app.content.checks import check_links, check_references, check_unique
+from app.content.checks import (
+    check_links,
+    check_references,
+    check_rubric_summaries,
+    check_unique,
+)
 from app.content.markdown import (
     ENV_KEY,
     FigureResolver,
@@ -369,6 +374,7 @@ def load_content(
     concept_aliases = check_unique(concepts, "concept slug", collector)
     concept_by_slug = {concept.slug: concept for concept in concepts}
     check_references(questions, concept_by_slug, collector)
+    check_rubric_summaries(questions, collector)
     known = {
         "questions": {q.slug for q in questions} | set(question_aliases),
         "concepts": set(concept_by_slug) | set(concept_aliases),

@@ -49,7 +49,19 @@ class RubricItem(Strict):
     concepts: list[Slug] = Field(default_factory=list)
 
 
+# What each band stands for: band 2 is a mid-level pass, 3 senior, 4 staff.
+BAND_LEVELS: dict[int, str] = {
+    1: "Not yet a pass",
+    2: "Mid-level pass",
+    3: "Senior",
+    4: "Staff",
+}
+
+
 class Rubric(Strict):
+    # Public: what the answer is scored on, without its facts or figures. The items and bands
+    # are shown only to members who have revealed the answer.
+    summary: str = Field(min_length=20, max_length=400)
     items: list[RubricItem] = Field(min_length=1)
     bands: dict[int, str]
 

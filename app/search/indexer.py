@@ -29,7 +29,7 @@ from app.search.highlight import clean
 from app.search.models import CONTENT_KINDS, SearchDocument, SearchIndexState, page_key
 
 # Bump when what a document holds changes, so every database re-indexes on the next start.
-DOCUMENT_FORMAT = "1"
+DOCUMENT_FORMAT = "2"
 CONTENT_STATE = "content"
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
@@ -48,6 +48,8 @@ def content_rows(store: ContentStore) -> list[dict[str, Any]]:
             q.slug,
             title=q.title,
             lede=q.lede_text,
+            # Public text only outside the answer column: the rubric's summary, never its items.
+            body=q.rubric.summary,
             answer=q.answer_text,
             keywords=_keywords(q.title, q.meta.tags),
         )

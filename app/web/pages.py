@@ -164,6 +164,8 @@ async def question_page(
             "question": question,
             "answer_visible": answer_shown,
             "answer_readable": readable,
+            # The rubric's items and bands carry the answer's facts: members only, once revealed.
+            "rubric_visible": panel is not None and answer_shown,
             "practice": panel,
             "up_next": up_next,
             "concept_index": content.concept_by_slug,

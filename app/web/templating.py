@@ -15,6 +15,7 @@ from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from app.content.schema import BAND_LEVELS
 from app.settings import PROJECT_ROOT
 from app.web import sizing_format
 
@@ -41,6 +42,7 @@ def make_environment(globals_: Mapping[str, Any], *, reload: bool = False) -> En
     )
     environment.globals.update(globals_)
     environment.globals["csrf_input"] = csrf_input
+    environment.globals["band_levels"] = BAND_LEVELS
     environment.filters["thousands"] = lambda value: f"{value:,}"
     environment.filters["bytes"] = sizing_format.size  # 1024-based, with its unit
     return environment

@@ -72,8 +72,10 @@ def test_question_page_anatomy(sqlite_client: TestClient, content_store: Content
     # Concept cards appear in ranked order.
     positions = [html.index(f'href="{c.url}"') for c in question.concepts]
     assert positions == sorted(positions)
+    # A visitor's Editor's note is the rubric summary; the items open to members who reveal.
+    assert escape(" ".join(question.rubric.summary.split())) in " ".join(html.split())
     for item in question.rubric.items:
-        assert f'id="rubric-{item.id}"' in html
+        assert f'id="rubric-{item.id}"' not in html
     assert "Discussion · " in html
     assert '<meta property="og:title"' in html and '<meta name="description"' in html
 
