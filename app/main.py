@@ -27,6 +27,7 @@ from app.settings import PROJECT_ROOT, Settings
 from app.web.assets import AssetManifest
 from app.web.caching import GZIP_LEVEL, GZIP_MINIMUM_SIZE, PageCache, ShortLived
 from app.web.csrf import CSRFCookieMiddleware, verify_csrf
+from app.web.head import HeadAsGetMiddleware
 from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import Renderer, make_environment
 
@@ -114,6 +115,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     app.add_middleware(write_gate_middleware(app.state.write_gate))
     app.add_middleware(CSRFCookieMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(HeadAsGetMiddleware)  # outermost: HEAD is a GET to everything inside
     return app
 
 
