@@ -31,6 +31,7 @@ from app.web.caching import GZIP_LEVEL, GZIP_MINIMUM_SIZE, PageCache, ShortLived
 from app.web.client_address import ForwardedHeadersMiddleware, Network, parse_networks
 from app.web.cookies import policy_for
 from app.web.csrf import CSRFCookieMiddleware, verify_csrf
+from app.web.head import HeadAsGetMiddleware
 from app.web.public_url import public_url_problem
 from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import Renderer, make_environment
@@ -126,6 +127,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     app.add_middleware(write_gate_middleware(app.state.write_gate))
     app.add_middleware(CSRFCookieMiddleware, policy=app.state.cookies)
     app.add_middleware(SecurityHeadersMiddleware, always_hsts=settings.is_production)
+    app.add_middleware(HeadAsGetMiddleware)  # HEAD is a GET to everything inside
     app.add_middleware(ForwardedHeadersMiddleware, proxies=proxies)  # outermost: runs first
     return app
 

@@ -73,6 +73,23 @@ def _find_session_and_state(
 CurrentViewer = Annotated[Viewer, Depends(get_viewer)]
 
 
+def viewer_outside_routes(request: Request) -> Session | None:
+    """For an error page no route answered (a 404 for an unknown address runs no dependencies):
+    find the signed-in member so the header is theirs, not a visitor's. Returns the read-only
+    session it opened (close it after rendering), or None when there was nothing to look up."""
+    if getattr(request.state, "viewer", None) is not None:
+        return None
+    cookie = request.cookies.get(SESSION_COOKIE)
+    token = unsign_token(request.app.state.secret_key, cookie) if cookie else None
+    if not token:
+        return None
+    db = request.app.state.db.reader()
+    found = find_session(db, token)
+    request.state.viewer = Viewer(user=found[1], session=found[0]) if found else ANONYMOUS
+    request.state.db = db  # the header's unread-replies badge reads through it
+    return db
+
+
 class LoginRequired(Exception):
     """Raised by pages that need an account; answered with a redirect to sign in."""
 

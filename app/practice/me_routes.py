@@ -11,7 +11,8 @@ from sqlalchemy import select
 from app.accounts.deps import CurrentUser
 from app.db.models.practice import Attempt
 from app.db.session import DbSession
-from app.practice import progress, service
+from app.discussion.answers import opened_answers
+from app.practice import dashboard, progress, service
 from app.practice.routes import resolve
 from app.practice.service import PracticeError
 from app.web.deps import Content, Templates
@@ -50,7 +51,8 @@ def me(
     ]
     values = {
         "tracks": progress.track_progress(content, acts),
-        "continue_question": progress.continue_with(content, acts),
+        "last_touched": (last := dashboard.last_touched(content, acts, opened_answers(db, user))),
+        "start_with": None if last or not content.questions else content.questions[0],
         "streak": progress.streak(db, user),
         "due_count": sum(
             1 for c in service.due_cards(db, user) if progress.canonical(content, c.question_slug)

@@ -134,19 +134,6 @@ def track_progress(store: ContentStore, acts: dict[str, QuestionActivity]) -> li
     ]
 
 
-def continue_with(store: ContentStore, acts: dict[str, QuestionActivity]) -> Question | None:
-    """An unfinished draft first; else the next unattempted question after the latest one."""
-    recent = sorted(
-        (a for a in acts.values() if a.last_activity), key=lambda a: a.last_activity, reverse=True
-    )
-    for item in recent:
-        if item.has_draft:
-            return item.question
-    if recent:
-        return next_in_track(store, recent[0].question, acts)
-    return store.questions[0] if store.questions else None
-
-
 def next_in_track(
     store: ContentStore, question: Question, acts: dict[str, QuestionActivity], count: int = 1
 ) -> Question | None:

@@ -64,6 +64,7 @@ def list_values(
 ) -> dict[str, object]:
     """What the question-list templates need for the status filter and the "clear" link."""
     return {
+        "statuses": statuses,  # marks on each row (None for a visitor)
         "status_labels": STATUS_LABELS if statuses is not None else {},
         "selected_status": status if statuses is not None else None,
         "list_url": list_url,

@@ -9,6 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 logger = logging.getLogger("prefill")
@@ -55,6 +56,27 @@ def error_response(
         return Response(message, status_code=status, media_type="text/plain", headers=headers)
 
 
+def _page_for_member_too(
+    request: Request, status: int, message: str, headers: dict[str, str]
+) -> Response:
+    """An error page with the member's own header, even where no route ran to find them."""
+    from app.accounts.deps import viewer_outside_routes
+
+    db = None
+    try:
+        db = viewer_outside_routes(request)
+    except SQLAlchemyError:
+        logger.warning("could not look up the viewer for an error page", exc_info=True)
+    try:
+        response = error_response(request, status, message, headers)
+        if db is not None:
+            response.headers["cache-control"] = "private, no-store"
+        return response
+    finally:
+        if db is not None:
+            db.close()
+
+
 def _forget_unreadable_viewer(request: Request) -> None:
     """After a failed transaction the member's row is expired and its session closed: draw the
     error page as for a visitor rather than fail to draw it."""
@@ -85,7 +107,12 @@ def install_error_handlers(app: FastAPI) -> None:
             detail = "There is nothing at this address. It may have moved, or the link is mistyped."
         if exc.status_code == 405 and detail == "Method Not Allowed":
             detail = "This address does not accept that kind of request."
-        return error_response(request, exc.status_code, detail, dict(exc.headers or {}))
+        headers = dict(exc.headers or {})
+        if wants_json(request) or request.url.path.startswith("/static/"):
+            return error_response(request, exc.status_code, detail, headers)
+        return await run_in_threadpool(
+            _page_for_member_too, request, exc.status_code, detail, headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:

@@ -14,12 +14,13 @@ from app.db.session import DbSession
 from app.discussion import answers, stats
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
-from app.practice import progress
+from app.practice import dashboard, progress
 from app.practice.panel import build_panel
 from app.search import browse
 from app.web.caching import conditional_async
 from app.web.deps import Content, Templates, base_url
 from app.web.showcase import showcase
+from app.web.templating import is_htmx
 
 router = APIRouter(include_in_schema=False)
 
@@ -86,7 +87,7 @@ async def home(
     questions = browse.filter_by_status(
         content.filter_questions(track=track, level=level), statuses, status
     )
-    values = {
+    values: dict[str, object] = {
         "questions": questions,
         "tracks": content.tracks,
         "levels": LEVEL_LABELS,
@@ -97,12 +98,17 @@ async def home(
         "showcase": showcase(),
         **browse.list_values(statuses, status, list_url="/"),
     }
+
+    def render() -> Response:
+        name = "home.html"
+        if statuses is not None and viewer.user is not None and not is_htmx(request):
+            # A member's home is their dashboard (the list fragment is the same either way).
+            name = "dashboard.html"
+            values["dashboard"] = dashboard.build(db, viewer.user, content, statuses)
+        return templates.page(request, name, values, fragment="partials/question_list.html")
+
     return await conditional_async(
-        request,
-        [content.fingerprint, browse.statuses_version(statuses)],
-        lambda: templates.page(
-            request, "home.html", values, fragment="partials/question_list.html"
-        ),
+        request, [content.fingerprint, browse.statuses_version(statuses)], render
     )
 
 

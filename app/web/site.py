@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app.accounts.deps import safe_next
 from app.content.schema import LEVEL_LABELS
 from app.web import calculator, errors, health, pages, seo
 from app.web.deps import base_url
@@ -23,7 +24,21 @@ def site_context(request: Request) -> dict[str, Any]:
         "nav_tracks": request.app.state.content.store.tracks,
         "level_labels": LEVEL_LABELS,
         "current_path": request.url.path,
+        "return_to": return_to(request),
     }
+
+
+SIGN_IN_PAGES = ("/signup", "/login", "/logout", "/forgot", "/reset")
+
+
+def return_to(request: Request) -> str:
+    """Where "Sign in" / "Sign up free" in the header bring the reader back to: this page (on
+    the sign-in pages themselves, the page they were already headed back to). Same-site paths
+    only (`safe_next`)."""
+    path = request.url.path
+    if path.startswith(SIGN_IN_PAGES):
+        return safe_next(request.query_params.get("next"))
+    return safe_next(path + (f"?{request.url.query}" if request.url.query else ""))
 
 
 async def static(request: Request) -> Response:

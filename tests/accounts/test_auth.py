@@ -25,8 +25,9 @@ def test_signup_signs_in_and_lands_back_with_the_answer_open(
     assert 'class="prose answer-body"' not in before
     assert "more free answers with an account · no card" in before.lower()
 
-    # Follow the page's own sign-up link: it carries the way back.
-    link = re.search(r'href="/signup\?next=([^"]+)"', before)
+    # Follow the locked answer's own sign-up link: it carries the way back, answer open.
+    locked = before[before.index('class="answer-locked"') :]
+    link = re.search(r'href="/signup\?next=([^"]+)"', locked)
     assert link
     next_path = unquote(link.group(1))
     response = signup(client, next_path=next_path)
