@@ -103,9 +103,12 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
         block, block_active = _layer(keys, dims, layer, moe)
         total += block
         active += block_active
+    routed = moe.routed  # read before _mtp, whose blocks are not in the total
     mtp = _mtp(keys, dims, layers, moe)
     exact = mt in _MODELLED and not keys.has("moe_latent_size")
-    return ParamCounts(total, active, embedding, lm_head, mtp, exact)
+    return ParamCounts(
+        total, active, embedding, lm_head, mtp, exact, routed, moe.experts, moe.top_k
+    )
 
 
 def _tied_default() -> frozenset[str]:
@@ -241,6 +244,7 @@ class _Moe:
         self.gated = mt not in _UNGATED_MLP
         moe_key = keys.first(("moe_intermediate_size",)) or "intermediate_size"
         self.expert_inter = keys.int(moe_key) if self.experts else 0
+        self.routed = 0  # routed-expert parameters summed over the MoE blocks counted so far
 
     def _dense_intermediate(self) -> int:
         keys, mt = self.keys, self.keys.model_type
@@ -315,6 +319,7 @@ class _Moe:
         elif mt == "llama4_text":  # one shared expert at intermediate_size
             shared = self._mlp(keys.int("intermediate_size"), False)
         total = router + shared + e * per_expert
+        self.routed += e * per_expert
         return total, router + shared + k * per_expert
 
     def nemotron_block(self, i: int) -> tuple[int, int]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
 from .errors import SizingError
 from .gpus import get_gpu
+from .perf_profiles import get_profile
 
 GIB = 1 << 30
 
@@ -46,6 +47,11 @@ class SizingRequest:
     gpu_util: float = DEFAULT_GPU_UTIL
     reserve_bytes: int | None = None  # None → DEFAULT_RESERVE_BYTES
     kv_budget_bytes: int | None = None  # explicit KV bytes per GPU (vLLM --kv-cache-memory)
+    prompt_tokens: int | None = None  # TTFT prompt length; None → the context
+    output_tokens: int | None = None  # tokens generated per request (request time)
+    tpot_slo_ms: float | None = None  # TPOT target: the largest batch that meets it
+    gpu_hour_usd: float | None = None  # price per GPU-hour: cost per million output tokens
+    perf_profile: str = "engine"  # efficiency profile of the time estimate (perf_profiles.py)
 
     def __post_init__(self) -> None:
         if not isinstance(self.gpu, str) or not self.gpu.strip():
@@ -81,7 +87,35 @@ class SizingRequest:
             _check_int(self.reserve_bytes, "reserve_bytes", 0, MAX_BYTES)
         if self.kv_budget_bytes is not None:
             _check_int(self.kv_budget_bytes, "kv_budget_bytes", 1, MAX_BYTES)
+        check_time_inputs(self)
 
     @property
     def reserve(self) -> int:
         return DEFAULT_RESERVE_BYTES if self.reserve_bytes is None else self.reserve_bytes
+
+
+MAX_PRICE_USD = 1e4  # per GPU-hour
+MAX_SLO_MS = 1e6
+
+
+def _check_number(value: object, field: str, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise SizingError(f"must be a number, got {value!r}"[:200], field=field)
+    if not 0 < value <= hi:
+        raise SizingError(f"must be greater than 0 and at most {hi:,g}, got {value}", field=field)
+    return float(value)
+
+
+def check_time_inputs(req: SizingRequest) -> None:
+    """The inputs of the time estimate: token counts, a TPOT target, a price, a profile name."""
+    if req.prompt_tokens is not None:
+        _check_int(req.prompt_tokens, "prompt_tokens", 1, MAX_CONTEXT)
+    if req.output_tokens is not None:
+        _check_int(req.output_tokens, "output_tokens", 1, MAX_CONTEXT)
+    if req.tpot_slo_ms is not None:
+        _check_number(req.tpot_slo_ms, "tpot_slo_ms", MAX_SLO_MS)
+    if req.gpu_hour_usd is not None:
+        _check_number(req.gpu_hour_usd, "gpu_hour_usd", MAX_PRICE_USD)
+    if not isinstance(req.perf_profile, str):
+        raise SizingError("must name an efficiency profile", field="perf_profile")
+    get_profile(req.perf_profile)

@@ -43,6 +43,7 @@ class SizingResult:
     layers: list[dict[str, Any]]
     formula: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    time: dict[str, Any] = field(default_factory=dict)  # timing.estimate: step time, TPOT, bound
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (ints, bools, strings, None; ratios and util are the only floats)."""

@@ -12,6 +12,7 @@ from .kv import CacheProfile, profile
 from .request import SizingRequest
 from .result import SizingResult
 from .spec import ModelSpec
+from .timing import estimate
 from .units import fmt_bytes
 
 
@@ -101,6 +102,7 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         layers=[{k: v for k, v in g.items() if k != "formula"} for g in groups],
         formula=_formula(groups, whole.per_token, context, whole, kv_bytes),
         notes=notes,
+        time=estimate(spec, req, gpu, tp, context, rep.weights, rep.profile, per_replica, replicas),
     )
 
 

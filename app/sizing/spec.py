@@ -111,6 +111,9 @@ class ParamCounts:
     lm_head: int  # untied output head (0 when tied)
     mtp: int  # multi-token-prediction modules, reported separately (not in total)
     exact: bool = True  # False when the block layout was assumed (model_type not modelled)
+    routed: int = 0  # routed-expert parameters in total (MoE layers only; timing reads a share)
+    experts: int = 0  # routed experts per MoE layer
+    experts_per_token: int = 0  # top-k
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,96 @@
+"""What a step-time estimate needs from a GPU beyond its memory: rates, bandwidth, interconnect.
+
+HBM bandwidth and dense (non-sparse) bf16/fp8 rates come from the GPU catalogue (``gpus.py``,
+vendors' datasheets). This module adds the scale-up interconnect each part ships with: per-GPU
+bandwidth *per direction* (datasheets quote the bidirectional total; a ring all-reduce sends and
+receives at once, so one direction is what bounds it), with the datasheet it comes from. A figure
+that cannot be sourced is None and the time estimate says so instead of guessing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .gpus import GPU
+
+
+@dataclass(frozen=True, slots=True)
+class Interconnect:
+    name: str
+    bytes_per_s_per_direction: int
+    source: str
+
+
+_NVLINK4 = Interconnect(
+    "NVLink 4 (NVSwitch)",
+    450_000_000_000,
+    "NVIDIA H100/H200 datasheets: 900 GB/s NVLink per GPU, bidirectional",
+)
+_NVLINK5 = Interconnect(
+    "NVLink 5 (NVSwitch)",
+    900_000_000_000,
+    "NVIDIA HGX B200/B300 datasheets: 1.8 TB/s NVLink per GPU, bidirectional",
+)
+_NVLINK3 = Interconnect(
+    "NVLink 3 (NVSwitch)",
+    300_000_000_000,
+    "NVIDIA A100 datasheet: 600 GB/s NVLink per GPU, bidirectional",
+)
+
+INTERCONNECTS: dict[str, Interconnect] = {
+    "H100-SXM": _NVLINK4,
+    "H200": _NVLINK4,
+    "H100-NVL": Interconnect(
+        "NVLink bridge (pairs)",
+        300_000_000_000,
+        "NVIDIA H100 NVL datasheet: 600 GB/s NVLink bridge, bidirectional, between two cards",
+    ),
+    "B200": _NVLINK5,
+    "B300": _NVLINK5,
+    "A100-40GB": _NVLINK3,
+    "A100-80GB": _NVLINK3,
+    "L40S": Interconnect(
+        "PCIe Gen4 x16 (no NVLink)",
+        32_000_000_000,
+        "NVIDIA L40S datasheet: PCIe Gen4 x16, 64 GB/s bidirectional; no NVLink",
+    ),
+    "MI300X": Interconnect(
+        "Infinity Fabric",
+        448_000_000_000,
+        "AMD Instinct MI300X datasheet: 896 GB/s peak Infinity Fabric per GPU, bidirectional",
+    ),
+    "MI325X": Interconnect(
+        "Infinity Fabric",
+        448_000_000_000,
+        "AMD Instinct MI325X datasheet: 896 GB/s peak Infinity Fabric per GPU, bidirectional",
+    ),
+}
+
+
+def interconnect(gpu: GPU) -> Interconnect | None:
+    return INTERCONNECTS.get(gpu.id)
+
+
+def dense_tflops(gpu: GPU, weight_dtype: str) -> float | None:
+    """The matrix rate the linear layers run at: fp8 weights use fp8 tensor cores (W8A8, as
+    vLLM's fp8 checkpoints do); int4/int8 weight-only kernels dequantise to bf16."""
+    if weight_dtype == "fp8":
+        return gpu.dense_fp8_tflops
+    return gpu.dense_bf16_tflops
+
+
+def missing_figures(gpu: GPU, tp: int) -> str | None:
+    """Why this GPU cannot be timed, or None when every figure the estimate needs is sourced."""
+    missing = []
+    if gpu.hbm_bandwidth_bytes_per_s is None:
+        missing.append("HBM bandwidth")
+    if gpu.dense_bf16_tflops is None:
+        missing.append("dense bf16 rate")
+    if tp > 1 and interconnect(gpu) is None:
+        missing.append("scale-up interconnect bandwidth")
+    if not missing:
+        return None
+    return (
+        f"no sourced {', '.join(missing)} for {gpu.id} in the catalogue, so time is not "
+        "estimated (a guess would look like a measurement)"
+    )
