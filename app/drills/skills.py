@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from random import Random
 
-from . import capacity, memory, network
+from . import capacity, memory, network, serving_time
 from .common import IllPosed
 from .model import EXACT, EXACT_COUNT, EXACT_LIST, Drill, Skill
 
@@ -70,6 +70,22 @@ SKILLS: dict[str, Skill] = {
             EXACT_LIST,
             capacity.tp_degrees,
             "memory",
+        ),
+        Skill(
+            "decode-step",
+            "Decode step time and tokens/s",
+            "TPOT and throughput from bytes read per step and the bandwidth reached.",
+            serving_time.DECODE_TOLERANCE,
+            serving_time.decode_step,
+            "time",
+        ),
+        Skill(
+            "prefill-time",
+            "Prefill time / TTFT",
+            "Time to first token from the prompt's FLOPs and the compute reached.",
+            serving_time.PREFILL_TOLERANCE,
+            serving_time.prefill_time,
+            "time",
         ),
         Skill(
             "all-reduce-time",

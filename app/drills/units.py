@@ -15,6 +15,7 @@ BYTES = "bytes"
 SECONDS = "seconds"
 COUNT = "count"
 DEGREES = "degrees"  # a list of tensor-parallel degrees
+RATE = "rate"  # tokens per second
 
 MAX_ANSWER_CHARS = 100
 MAX_EXPONENT = 30
@@ -209,6 +210,32 @@ def parse_count(text: object) -> Fraction:
     return value
 
 
+_RATE_UNITS = (
+    "tokens/s",
+    "token/s",
+    "tok/s",
+    "t/s",
+    "/s",
+    "tps",
+    "tokens per second",
+    "per second",
+)
+
+
+def parse_rate(text: object) -> Fraction:
+    """Tokens per second: "1,234", "1.2k tokens/s", "850 tok/s"."""
+    value, rest = split_number(_clean(text))
+    lowered = rest.lower()
+    if lowered[:1] == "k" and (len(lowered) == 1 or not lowered[1].isalpha()):
+        value *= 1000
+        lowered = lowered[1:].strip()
+    if lowered and lowered not in _RATE_UNITS:
+        if lowered in _TIME_UNITS or lowered in _BYTE_UNITS:
+            raise AnswerError(f"“{rest}” is not a rate; this drill asks for tokens per second.")
+        raise AnswerError(f"Could not read “{rest}”; give tokens per second, e.g. 1,250 tokens/s.")
+    return value
+
+
 def parse_degrees(text: object) -> tuple[int, ...]:
     """A list of tensor-parallel degrees: "1, 2, 4, 8", "[1 2 4 8]", "1/2/4/8", "tp=1,2"."""
     raw = _clean(text)
@@ -238,4 +265,6 @@ def parse_answer(text: object, dimension: str, default_unit: str = "", per: str 
         return parse_count(text)
     if dimension == DEGREES:
         return parse_degrees(text)
+    if dimension == RATE:
+        return parse_rate(text)
     raise ValueError(f"unknown dimension {dimension!r}")
