@@ -12,7 +12,8 @@ from app.accounts.deps import CurrentUser
 from app.db.models.practice import Attempt
 from app.db.session import DbSession
 from app.discussion.answers import opened_answers
-from app.practice import dashboard, progress, service
+from app.drills import SKILLS
+from app.practice import dashboard, drill_progress, progress, service
 from app.practice.routes import resolve
 from app.practice.service import PracticeError
 from app.web.deps import Content, Templates
@@ -49,14 +50,19 @@ def me(
         for note in service.notes(db, user)
         if (question := progress.canonical(content, note.question_slug)) is not None
     ]
+    drill_stats = drill_progress.skill_stats(db, user, list(SKILLS))
     values = {
+        "drill_stats": drill_stats,
+        "weak_skills": drill_progress.weak_skills(drill_stats),
+        "skills": SKILLS,
         "tracks": progress.track_progress(content, acts),
         "last_touched": (last := dashboard.last_touched(content, acts, opened_answers(db, user))),
         "start_with": None if last or not content.questions else content.questions[0],
         "streak": progress.streak(db, user),
         "due_count": sum(
             1 for c in service.due_cards(db, user) if progress.canonical(content, c.question_slug)
-        ),
+        )
+        + len(drill_progress.due_skills(db, user, list(SKILLS))),
         "recent": recent,
         "weak": progress.weak_items(db, user, content),
         "bookmarked": [a.question for a in acts.values() if a.bookmarked],
@@ -92,6 +98,8 @@ def review_page(
     )[:10]
     values = {
         "due": due,
+        "due_drills": drill_progress.due_skills(db, user, list(SKILLS)),
+        "skills": SKILLS,
         "upcoming": upcoming,
         "notice": "Review saved." if notice == "saved" else None,
     }

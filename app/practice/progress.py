@@ -64,7 +64,8 @@ class Streak:
     longest: int
     active_today: bool
     rule: str = (
-        "A day counts when you save an attempt, score one or do a review, in your time zone "
+        "A day counts when you save an attempt, score one, do a review or answer a drill, in "
+        "your time zone "
         "(set on your account page). The streak holds until the end of the day after your last "
         "active day."
     )

@@ -24,11 +24,12 @@ from app.web.cookies import CSRF, CookiePolicy, cookie_policy
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
 # Stateless endpoints that change nothing and use no cookie authority are exempt (the sizing
-# API, and the calculator's pasted-config POST: a visitor's calculator page then carries no
-# per-visitor token and can be cached), and one-click unsubscribe links, whose signed token is
-# the authority (mail clients POST them without a page).
+# API; the drills API, which grades and stores nothing; and the calculator's pasted-config POST:
+# a visitor's calculator page then carries no per-visitor token and can be cached), and
+# one-click unsubscribe links, whose signed token is the authority (mail clients POST them
+# without a page).
 EXEMPT_PATHS = frozenset({"/api/v1/sizing", "/calculator"})
-EXEMPT_PREFIXES = ("/unsubscribe/",)
+EXEMPT_PREFIXES = ("/unsubscribe/", "/api/v1/drills/")
 FAILED = "This form has expired or did not come from a Prefill page. Reload the page and try again."
 
 

@@ -9,7 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.deps import safe_next
 from app.content.schema import LEVEL_LABELS
-from app.web import calculator, errors, health, pages, seo
+from app.web import calculator, drills, errors, health, pages, seo
 from app.web.deps import base_url
 from app.web.templating import SITE_NAME, SITE_TAGLINE
 
@@ -50,6 +50,7 @@ def install(app: FastAPI) -> None:
     from app.accounts import routes as account_pages
     from app.accounts.deps import LoginRequired, login_url, viewer_context
     from app.api import content as content_api
+    from app.api import drills as drills_api
     from app.api import sizing as sizing_api
     from app.discussion import moderation_routes, notify
     from app.discussion import routes as discussion_routes
@@ -85,7 +86,9 @@ def install(app: FastAPI) -> None:
         search_routes.router,
         content_api.router,
         sizing_api.router,
+        drills_api.router,
         calculator.router,
+        drills.router,
     )
     for router in routers:
         app.include_router(router)

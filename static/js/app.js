@@ -13,6 +13,22 @@
     if (box) { event.preventDefault(); box.focus(); box.select(); }
   });
 
+  // "N" follows the next-drill link (unless the user is typing somewhere).
+  document.addEventListener("keydown", function (event) {
+    if ((event.key !== "n" && event.key !== "N") || event.ctrlKey || event.metaKey || event.altKey) return;
+    var target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    var link = document.querySelector("a[data-hotkey='n']");
+    if (link) { event.preventDefault(); link.click(); }
+  });
+  // A drill's verdict swapped in: focus it, so the keyboard goes on to N without a click.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var region = event.detail.target;
+    if (!region || region.id !== "drill-verdict") return;
+    var result = region.querySelector(".drill-result");
+    if (result) { result.focus(); }
+  });
+
   var toastTimer = null;
   function toast(message, isError) {
     var box = document.getElementById("toast");

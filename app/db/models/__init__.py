@@ -11,6 +11,7 @@ from app.db.models.discussion import (
     ThreadStats,
     Vote,
 )
+from app.db.models.drills import DrillAttempt, DrillReviewCard
 from app.db.models.mail import OutboxMessage
 from app.db.models.practice import ActiveDay, Attempt, Bookmark, Note, ReviewCard, ReviewLog
 
@@ -20,6 +21,8 @@ __all__ = [
     "Attempt",
     "Base",
     "Bookmark",
+    "DrillAttempt",
+    "DrillReviewCard",
     "EmailToken",
     "ModerationAction",
     "Note",

@@ -1,0 +1,521 @@
+"""Capacity drills: KV capacity in tokens, max concurrency on N GPUs, minimum GPUs, legal TP.
+
+The answer is always the sizing core's (``size`` and its ``Replica``); mistakes are the core
+run on the mistaken setup (no gpu_memory_utilization, the marketed GB as GiB, …) or simple
+arithmetic on the core's own figures.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from fractions import Fraction
+from random import Random
+
+from app.sizing import GPUS, SizingRequest, legal_tp_degrees, tp_violation
+from app.sizing.capacity import Replica
+from app.sizing.gpus import GPU
+from app.sizing.result import SizingResult
+
+from . import common as c
+from .model import EXACT_COUNT, EXACT_LIST, Drill, Mistake, band
+from .units import COUNT, DEGREES
+
+CAPACITY_TOLERANCE = band(1, 5)
+KV_DTYPES = ("bf16", "bf16", "fp8")
+CONCURRENCY = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+def _gpus() -> list[GPU]:
+    return [g for g in GPUS.values() if not g.memory_is_estimate]
+
+
+def _marketed_bytes(gpu: GPU) -> int | None:
+    match = re.match(r"(\d+) GB", gpu.marketed_memory)
+    return int(match.group(1)) if match else None
+
+
+def _setup(rng: Random, *, replicas: bool) -> tuple[str, GPU, int, int, str]:
+    model = c.pick(rng, c.preset_ids())
+    spec = c.spec_of(model)
+    gpu = c.pick(rng, _gpus())
+    tp = c.pick(rng, legal_tp_degrees(spec, 8))
+    count = c.pick(rng, (1, 1, 2, 4)) if replicas else 1
+    return model, gpu, tp, tp * count, c.pick(rng, KV_DTYPES)
+
+
+def _given_setup(gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, object]:
+    return {
+        "kv_dtype_bytes": 1 if kv_dtype == "fp8" else 2,
+        "gpu": gpu.id,
+        "gpu_memory_bytes": gpu.memory_bytes,
+        "gpu_memory_utilization": r.inputs["gpu_util"],
+        "reserve_bytes": r.reserve_bytes_per_gpu,
+        "weights_bytes": r.weights_bytes,
+        "weight_dtype": r.inputs["weight_dtype"],
+        "gpus": r.inputs["gpus"],
+        "tp": r.tp,
+    }
+
+
+def _shown(inputs: dict[str, object]) -> list[tuple[str, str]]:
+    return [
+        (k, f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v))
+        for k, v in inputs.items()
+    ]
+
+
+def _budget_steps(r: SizingResult, gpu: GPU) -> list[str]:
+    util = r.inputs["gpu_util"]
+    return [
+        f"Usable per GPU: ⌈{gpu.memory_bytes:,} B (what the driver reports) × {util}⌉ = "
+        f"{r.usable_bytes_per_gpu:,} B.",
+        f"KV budget per GPU: {r.usable_bytes_per_gpu:,} − weights {r.weights_bytes_per_gpu:,} "
+        f"(⌈{r.weights_bytes:,} / {r.tp}⌉) − reserve {r.reserve_bytes_per_gpu:,} = "
+        f"{r.kv_budget_bytes_per_gpu:,} B = {c.gib(r.kv_budget_bytes_per_gpu)}.",
+    ]
+
+
+def _common_mistakes(
+    spec, req: SizingRequest, r: SizingResult, gpu: GPU, value
+) -> list[Mistake | None]:  # type: ignore[no-untyped-def]
+    """Mistakes shared by the capacity drills; ``value(result)`` picks the drill's figure."""
+    out: list[Mistake | None] = []
+    out.append(
+        Mistake(
+            "gpu-util-ignored",
+            "gpu_memory_utilization ignored",
+            f"The engine sizes from memory × gpu_memory_utilization ({req.gpu_util}), not the "
+            "whole GPU.",
+            Fraction(value(c.size(spec, replace(req, gpu_util=1.0)))),
+        )
+    )
+    marketed = _marketed_bytes(gpu)
+    if marketed is not None:
+        fake = replace(gpu, memory_bytes=marketed * c.GIB)
+        rep = Replica(spec, req, fake, r.tp)
+        if rep.budget > 0:
+            out.append(
+                Mistake(
+                    "marketed-gb-as-gib",
+                    "the marketed GB read as GiB",
+                    f"The {gpu.id} is sold as {marketed} GB; the driver reports "
+                    f"{gpu.memory_bytes:,} B ({c.gib(gpu.memory_bytes)}), not {marketed} GiB.",
+                    Fraction(value(_from_budget(spec, req, r, rep.budget))),
+                )
+            )
+    out.append(
+        Mistake(
+            "reserve-forgotten",
+            "the runtime reserve forgotten",
+            f"Activations, CUDA graphs and the runtime take a reserve "
+            f"({c.gib(r.reserve_bytes_per_gpu)} per GPU here) before the KV cache.",
+            Fraction(value(c.size(spec, replace(req, reserve_bytes=0)))),
+        )
+    )
+    if r.tp > 1:
+        budget = r.usable_bytes_per_gpu - r.weights_bytes - r.reserve_bytes_per_gpu
+        if budget > 0:
+            out.append(
+                Mistake(
+                    "weights-not-divided",
+                    "weights not divided across the TP ranks",
+                    f"Each of the {r.tp} GPUs holds 1/{r.tp} of the weights "
+                    f"({c.gib(r.weights_bytes_per_gpu)}), not all {c.gib(r.weights_bytes)}.",
+                    Fraction(value(_from_budget(spec, req, r, budget))),
+                )
+            )
+    kv = c.kv_heads(spec)
+    if kv is not None and kv < spec.num_attention_heads:
+        out.append(
+            Mistake(
+                "attention-heads",
+                "attention heads instead of KV heads",
+                f"You used {spec.num_attention_heads} attention heads; the cache holds {kv} KV "
+                "heads.",
+                Fraction(value(c.size(c.with_attention_heads_as_kv(spec), req))),
+            )
+        )
+    if req.kv_dtype == "fp8":
+        out.append(
+            Mistake(
+                "bf16-for-fp8-kv",
+                "bf16 assumed for an fp8 cache",
+                "The cache is fp8 here: one byte per element, not two.",
+                Fraction(value(c.size(spec, replace(req, kv_dtype="bf16")))),
+            )
+        )
+    return out
+
+
+def _from_budget(spec, req: SizingRequest, r: SizingResult, budget: int) -> SizingResult:  # type: ignore[no-untyped-def]
+    """The core's result had the KV budget per GPU been ``budget``."""
+    return c.size(spec, replace(req, kv_budget_bytes=budget, reserve_bytes=None))
+
+
+def kv_capacity(rng: Random, seed: int) -> Drill:
+    model, gpu, tp, gpus, kv_dtype = _setup(rng, replicas=False)
+    spec = c.spec_of(model)
+    req = SizingRequest(gpu=gpu.id, gpus=gpus, tp=tp, kv_dtype=kv_dtype, context=1)
+    r = c.size(spec, req)
+    if not r.fits or not r.kv_capacity_tokens:
+        raise c.IllPosed("the weights leave no room for KV")
+    expected = r.kv_capacity_tokens
+    name = c.preset_names()[model]
+    inputs = {**c.model_inputs(spec), **_given_setup(gpu, r, kv_dtype)}
+    inputs.pop("max_position_embeddings", None)
+
+    def tokens(res: SizingResult) -> int:
+        return res.kv_capacity_tokens or 0
+
+    candidates = _common_mistakes(spec, req, r, gpu, tokens)
+    whole, per_gpu = r.kv_bytes_per_token, r.kv_bytes_per_token_per_gpu
+    if tp > 1 and whole != per_gpu:
+        candidates.append(
+            Mistake(
+                "per-gpu-vs-total",
+                "the whole model's KV per token against one GPU's budget",
+                f"With TP={tp} each GPU caches {per_gpu:,} B per token (its share of the KV "
+                f"heads), not the model's {whole:,} B.",
+                Fraction(r.kv_budget_bytes_per_gpu // whole),
+            )
+        )
+    if tp > 1 and spec.is_mla:
+        candidates.append(
+            Mistake(
+                "tp-divides-mla-latent",
+                "TP dividing an MLA latent",
+                f"The MLA latent is replicated on every rank: each GPU caches all {whole:,} B per "
+                "token, whatever the TP degree.",
+                Fraction(r.kv_budget_bytes_per_gpu // -(-whole // tp)),
+            )
+        )
+    steps = _budget_steps(r, gpu)
+    steps.append(
+        f"KV per token per GPU: {per_gpu:,} B"
+        + (f" (whole model {whole:,} B)." if per_gpu != whole else ".")
+    )
+    steps.append(
+        f"Tokens: ⌊{r.kv_budget_bytes_per_gpu:,} / {per_gpu:,}⌋ = {expected:,} tokens per replica."
+    )
+    prompt = (
+        f"{name} is served with TP={tp} on {gpu.id} GPUs, KV cache in {kv_dtype}. How many tokens "
+        "of KV cache does one replica hold?"
+    )
+    return Drill(
+        skill="kv-capacity",
+        seed=seed,
+        prompt=prompt,
+        unit="tokens",
+        dimension=COUNT,
+        per=None,
+        inputs=inputs,
+        given=[("model", name), *_shown(inputs)],
+        expected=Fraction(expected),
+        mistakes=c.distinct_mistakes(CAPACITY_TOLERANCE, Fraction(expected), candidates),
+        solution=steps,
+        concept="inference-memory-budget",
+        model=model,
+    )
+
+
+def max_concurrency(rng: Random, seed: int) -> Drill:
+    model, gpu, tp, gpus, kv_dtype = _setup(rng, replicas=True)
+    spec = c.spec_of(model)
+    top = spec.max_position_embeddings or 0
+    context = c.pick(rng, [n for n in c.CONTEXTS if 4096 <= n <= top])
+    req = SizingRequest(gpu=gpu.id, gpus=gpus, tp=tp, kv_dtype=kv_dtype, context=context)
+    r = c.size(spec, req)
+    if not r.fits or not 1 <= r.max_concurrency <= 100_000:
+        raise c.IllPosed("no whole sequence fits, or an unbounded count")
+    expected = r.max_concurrency
+    name = c.preset_names()[model]
+    inputs = {**c.model_inputs(spec), **_given_setup(gpu, r, kv_dtype), "context": context}
+    if r.state_bytes_per_sequence:
+        inputs["state_bytes_per_sequence"] = r.state_bytes_per_sequence
+
+    def sessions(res: SizingResult) -> int:
+        return res.max_concurrency
+
+    candidates = _common_mistakes(spec, req, r, gpu, sessions)
+    budget, seq_gpu, replicas = (
+        r.kv_budget_bytes_per_gpu,
+        r.kv_bytes_per_sequence_per_gpu,
+        r.replicas,
+    )
+    if replicas > 1:
+        candidates.insert(
+            0,
+            Mistake(
+                "pooled-replicas",
+                "fractions of a sequence pooled across replicas",
+                f"Each of the {replicas} replicas holds whole sequences: "
+                f"⌊budget / sequence⌋ per replica, then × {replicas}. A fraction of a sequence "
+                "cannot be pooled across replicas.",
+                Fraction(budget * replicas // seq_gpu),
+            ),
+        )
+    if c.is_windowed(spec):
+        candidates.append(
+            Mistake(
+                "windows-ignored",
+                "windows ignored",
+                f"Sliding-window layers hold at most their window, not all {context:,} tokens.",
+                Fraction(sessions(c.size(c.without_windows(spec), req))),
+            )
+        )
+    if tp > 1 and spec.is_mla:
+        candidates.append(
+            Mistake(
+                "tp-divides-mla-latent",
+                "TP dividing an MLA latent",
+                "The MLA latent is replicated on every TP rank: a sequence takes its whole latent "
+                "on each GPU.",
+                Fraction(budget // -(-seq_gpu // tp) * replicas),
+            )
+        )
+    elif tp > 1 and r.kv_bytes_per_sequence != seq_gpu:
+        candidates.append(
+            Mistake(
+                "per-gpu-vs-total",
+                "the whole model's sequence against one GPU's budget",
+                f"With TP={tp} a sequence takes {c.gib(seq_gpu)} on each GPU, not the whole "
+                f"{c.gib(r.kv_bytes_per_sequence)}.",
+                Fraction(budget // r.kv_bytes_per_sequence * replicas),
+            )
+        )
+    if c.kv_heads(spec) is not None:
+        candidates.append(
+            Mistake(
+                "forgot-k-and-v",
+                "forgetting the ×2 for K and V",
+                "You counted the keys only: each layer caches a key and a value per KV head.",
+                Fraction(sessions(c.size(c.without_v(spec), req))),
+            )
+        )
+    steps = _budget_steps(r, gpu)
+    steps.append(
+        f"One {context:,}-token sequence per GPU: {seq_gpu:,} B = {c.gib(seq_gpu)}"
+        + (" (the MLA latent is replicated on every rank)." if spec.is_mla and tp > 1 else ".")
+    )
+    steps.append(
+        f"Per replica: ⌊{budget:,} / {seq_gpu:,}⌋ = {r.sequences_per_replica:,} sequences; "
+        f"× {replicas} replica{'s' if replicas != 1 else ''} = {expected:,}."
+    )
+    prompt = (
+        f"{name} runs on {gpus} × {gpu.id} as {replicas} replica{'s' if replicas != 1 else ''} "
+        f"of TP={tp}, KV cache in {kv_dtype}. How many concurrent {context:,}-token sequences fit?"
+    )
+    return Drill(
+        skill="max-concurrency",
+        seed=seed,
+        prompt=prompt,
+        unit="sequences",
+        dimension=COUNT,
+        per=None,
+        inputs=inputs,
+        given=[("model", name), *_shown(inputs)],
+        expected=Fraction(expected),
+        mistakes=c.distinct_mistakes(EXACT_COUNT, Fraction(expected), candidates),
+        solution=steps,
+        concept="inference-memory-budget",
+        model=model,
+    )
+
+
+def _smallest_tp(spec, req: SizingRequest, gpu: GPU, context: int, legal: bool, test) -> int | None:  # type: ignore[no-untyped-def]
+    for tp in range(1, min(spec.num_attention_heads, 64) + 1):
+        if legal and (spec.num_attention_heads % tp or tp_violation(spec, tp) is not None):
+            continue
+        if test(Replica(spec, req, gpu, tp)):
+            return tp
+    return None
+
+
+def min_gpus(rng: Random, seed: int) -> Drill:
+    model = c.pick(rng, c.preset_ids())
+    spec = c.spec_of(model)
+    gpu = c.pick(rng, _gpus())
+    kv_dtype = c.pick(rng, KV_DTYPES)
+    top = spec.max_position_embeddings or 0
+    context = c.pick(rng, [n for n in c.CONTEXTS if 4096 <= n <= top])
+    concurrency = c.pick(rng, CONCURRENCY)
+    req = SizingRequest(gpu=gpu.id, kv_dtype=kv_dtype, context=context, concurrency=concurrency)
+    r = c.size(spec, req)
+    expected = r.min_gpus
+    if expected is None:
+        raise c.IllPosed("no single replica holds it")
+    if expected == 1 and rng.random() < 0.75:
+        raise c.IllPosed("one GPU is a dull answer; draw a heavier load")
+    name = c.preset_names()[model]
+    inputs = {**c.model_inputs(spec), **_given_setup(gpu, r, kv_dtype)}
+    for key in ("gpus", "tp"):
+        inputs.pop(key)
+    inputs.update(context=context, concurrency=concurrency)
+    if r.state_bytes_per_sequence:
+        inputs["state_bytes_per_sequence"] = r.state_bytes_per_sequence
+
+    def holds(rep: Replica) -> bool:
+        return rep.sequences(context) >= concurrency
+
+    candidates: list[Mistake | None] = []
+    loose = _smallest_tp(spec, req, gpu, context, False, holds)
+    if loose is not None:
+        candidates.append(
+            Mistake(
+                "illegal-tp",
+                "a TP degree the heads cannot split into",
+                f"{loose} GPUs would hold it, but tp={loose} is not legal: "
+                f"{tp_violation(spec, loose) or 'the heads must divide by it'}.",
+                Fraction(loose),
+            )
+        )
+    weights_only = _smallest_tp(spec, req, gpu, context, True, lambda rep: rep.fits_weights)
+    if weights_only is not None:
+        candidates.append(
+            Mistake(
+                "weights-only",
+                "the KV cache left out",
+                f"{weights_only} GPU{'s' if weights_only != 1 else ''} hold the weights, but "
+                f"{concurrency} sequences of {context:,} tokens need their cache too.",
+                Fraction(weights_only),
+            )
+        )
+    if spec.is_mla:
+        whole = r.kv_bytes_per_sequence
+        split = _smallest_tp(
+            spec,
+            req,
+            gpu,
+            context,
+            True,
+            lambda rep: rep.fits_weights and rep.budget >= concurrency * -(-whole // rep.tp),
+        )
+        if split is not None:
+            candidates.append(
+                Mistake(
+                    "tp-divides-mla-latent",
+                    "TP dividing an MLA latent",
+                    "The MLA latent is replicated on every rank: more TP frees weight memory but "
+                    "does not shrink each GPU's cache.",
+                    Fraction(split),
+                )
+            )
+    if kv_dtype == "fp8":
+        other = c.size(spec, replace(req, kv_dtype="bf16")).min_gpus
+        if other is not None:
+            candidates.append(
+                Mistake(
+                    "bf16-for-fp8-kv",
+                    "bf16 assumed for an fp8 cache",
+                    "The cache is fp8 here: one byte per element, not two.",
+                    Fraction(other),
+                )
+            )
+    other = c.size(spec, replace(req, gpu_util=1.0)).min_gpus
+    if other is not None:
+        candidates.append(
+            Mistake(
+                "gpu-util-ignored",
+                "gpu_memory_utilization ignored",
+                f"The engine sizes from memory × {req.gpu_util}, not the whole GPU.",
+                Fraction(other),
+            )
+        )
+    legal = legal_tp_degrees(spec, 64)
+    steps = [
+        f"Legal TP degrees (heads {spec.num_attention_heads}"
+        + (f", KV heads {c.kv_heads(spec)}" if c.kv_heads(spec) else "")
+        + f"): {', '.join(map(str, legal))}.",
+    ]
+    for tp in legal:
+        rep = Replica(spec, req, gpu, tp)
+        held = rep.sequences(context)
+        steps.append(
+            f"TP={tp}: KV budget {c.gib(max(rep.budget, 0))} per GPU, one sequence "
+            f"{c.gib(rep.profile.bytes_at(context))} per GPU → {held:,} sequences"
+            + (" ✓" if held >= concurrency else "")
+        )
+        if tp == expected:
+            break
+    steps.append(
+        f"The smallest legal degree that holds {concurrency}: {expected} "
+        f"GPU{'s' if expected != 1 else ''}."
+    )
+    prompt = (
+        f"What is the smallest number of {gpu.id} GPUs (one TP replica) that serves {name} to "
+        f"{concurrency} concurrent sequences of {context:,} tokens, KV cache in {kv_dtype}?"
+    )
+    return Drill(
+        skill="min-gpus",
+        seed=seed,
+        prompt=prompt,
+        unit="GPUs",
+        dimension=COUNT,
+        per=None,
+        inputs=inputs,
+        given=[("model", name), *_shown(inputs)],
+        expected=Fraction(expected),
+        mistakes=c.distinct_mistakes(EXACT_LIST, Fraction(expected), candidates),
+        solution=steps,
+        concept="inference-memory-budget",
+        model=model,
+    )
+
+
+def tp_degrees(rng: Random, seed: int) -> Drill:
+    model = c.pick(rng, c.preset_ids())
+    spec = c.spec_of(model)
+    gpus = c.pick(rng, (8, 16))
+    expected = tuple(legal_tp_degrees(spec, gpus))
+    heads = spec.num_attention_heads
+    kv = c.kv_heads(spec)
+    name = c.preset_names()[model]
+    inputs = {**c.model_inputs(spec), "gpus": gpus}
+    inputs.pop("max_position_embeddings", None)
+    candidates: list[Mistake | None] = [
+        Mistake(
+            "heads-only",
+            "only the attention heads checked",
+            "Dividing the attention heads is not enough: "
+            + (
+                f"the {kv} KV heads must divide by tp, or tp must be a multiple of them."
+                if kv is not None
+                else "the other head counts (linear-attention or Mamba heads) must divide too."
+            ),
+            tuple(t for t in range(1, gpus + 1) if heads % t == 0),
+        )
+    ]
+    if kv is not None and kv < heads:
+        candidates.append(
+            Mistake(
+                "kv-heads-replication",
+                "KV-head replication forgotten",
+                f"tp may exceed the {kv} KV heads when it is a multiple of them: each GPU then "
+                "keeps a replicated KV head.",
+                tuple(t for t in expected if kv % t == 0),
+            )
+        )
+    steps = [f"num_attention_heads = {heads} must divide by tp."]
+    if kv is not None:
+        steps.append(f"KV heads = {kv}: tp must divide them, or be a multiple of them.")
+    for t in range(1, gpus + 1):
+        rule = tp_violation(spec, t)
+        if rule and heads % t == 0:
+            steps.append(f"tp={t} is out: {rule}.")
+    steps.append(f"Legal degrees up to {gpus} GPUs: {', '.join(map(str, expected))}.")
+    return Drill(
+        skill="tp-degrees",
+        seed=seed,
+        prompt=f"Which tensor-parallel degrees are legal for {name} on up to {gpus} GPUs?",
+        unit="TP degrees",
+        dimension=DEGREES,
+        per=None,
+        inputs=inputs,
+        given=[("model", name), *_shown(inputs)],
+        expected=expected,
+        mistakes=c.distinct_mistakes(EXACT_LIST, expected, candidates),
+        solution=steps,
+        concept="inference-parallelism",
+        model=model,
+    )

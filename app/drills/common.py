@@ -1,0 +1,231 @@
+"""Helpers every generator shares: picking a preset, the inputs a candidate is given, mistaken
+model specs for the core to size, and the last check that mistakes are distinct from the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from fractions import Fraction
+from functools import cache
+from random import Random
+from typing import Any
+
+from app.sizing import ModelSpec, SizingRequest, list_presets, load_preset, size
+from app.sizing.result import SizingResult
+from app.sizing.spec import FULL, Attention
+from app.sizing.units import fmt_bytes
+
+from .model import Mistake, Tolerance, Value
+
+GIB = 1 << 30
+CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
+
+
+class IllPosed(Exception):
+    """This random setup has no single sensible answer: the generator draws again."""
+
+
+@cache
+def preset_ids() -> tuple[str, ...]:
+    return tuple(p.id for p in list_presets())
+
+
+@cache
+def preset_names() -> dict[str, str]:
+    return {p.id: p.name for p in list_presets()}
+
+
+def spec_of(model_id: str) -> ModelSpec:
+    return load_preset(model_id)
+
+
+def sized(spec: ModelSpec, **request: Any) -> SizingResult:
+    return size(spec, SizingRequest(**request))
+
+
+def attentions(spec: ModelSpec) -> list[Attention]:
+    return [c.attention for c in spec.classes if c.attention is not None and not c.attention.shared]
+
+
+def kv_layer_count(spec: ModelSpec) -> int:
+    return sum(
+        len(c.indices) for c in spec.classes if c.attention is not None and not c.attention.shared
+    )
+
+
+def is_gqa(spec: ModelSpec) -> bool:
+    return any(not a.is_mla and a.num_kv_heads < a.num_heads for a in attentions(spec))
+
+
+def is_windowed(spec: ModelSpec) -> bool:
+    return any(a.window is not None for a in attentions(spec))
+
+
+def kv_heads(spec: ModelSpec) -> int | None:
+    """The KV heads of the full-attention layers (None for MLA)."""
+    atts = [a for a in attentions(spec) if not a.is_mla]
+    full = [a for a in atts if a.window is None] or atts
+    return full[0].num_kv_heads if full else None
+
+
+def mutate_attention(spec: ModelSpec, change: Callable[[Attention], Attention]) -> ModelSpec:
+    """The same model with every (non-shared) attention layer changed: the core then sizes the
+    mistaken model, so a mistake's number comes from the same formulas as the answer."""
+    layers = tuple(
+        replace(layer, attention=change(layer.attention))
+        if layer.attention is not None and not layer.attention.shared
+        else layer
+        for layer in spec.layers
+    )
+    return replace(spec, layers=layers, classes=())
+
+
+def with_attention_heads_as_kv(spec: ModelSpec) -> ModelSpec:
+    return mutate_attention(spec, lambda a: a if a.is_mla else replace(a, num_kv_heads=a.num_heads))
+
+
+def without_v(spec: ModelSpec) -> ModelSpec:
+    """Keys only: the ×2 for K and V forgotten."""
+    return mutate_attention(spec, lambda a: a if a.is_mla else replace(a, v_head_dim=0))
+
+
+def without_windows(spec: ModelSpec) -> ModelSpec:
+    return mutate_attention(spec, lambda a: replace(a, window=None, kind=FULL))
+
+
+def mla_doubled(spec: ModelSpec) -> ModelSpec:
+    """An MLA latent counted twice, as if it were separate K and V."""
+    return mutate_attention(
+        spec,
+        lambda a: (
+            replace(
+                a,
+                kv_lora_rank=2 * (a.kv_lora_rank or 0),
+                qk_rope_head_dim=2 * (a.qk_rope_head_dim or 0),
+            )
+            if a.is_mla
+            else a
+        ),
+    )
+
+
+def mla_as_mha(spec: ModelSpec) -> ModelSpec:
+    """MLA cached as if every attention head kept its own full K and V."""
+    return mutate_attention(
+        spec,
+        lambda a: (
+            replace(
+                a,
+                kv_lora_rank=None,
+                qk_rope_head_dim=None,
+                indexer_head_dim=None,
+                num_kv_heads=a.num_heads,
+            )
+            if a.is_mla
+            else a
+        ),
+    )
+
+
+def mla_without_rope(spec: ModelSpec) -> ModelSpec:
+    return mutate_attention(spec, lambda a: replace(a, qk_rope_head_dim=0) if a.is_mla else a)
+
+
+def without_indexer(spec: ModelSpec) -> ModelSpec:
+    return mutate_attention(spec, lambda a: replace(a, indexer_head_dim=None) if a.is_mla else a)
+
+
+def model_inputs(spec: ModelSpec) -> dict[str, Any]:
+    """The config fields a candidate needs, under their config.json names (as the core read
+    them, transformers' defaults filled in)."""
+    out: dict[str, Any] = {
+        "num_hidden_layers": spec.num_layers,
+        "num_attention_heads": spec.num_attention_heads,
+    }
+    atts = attentions(spec)
+    full = [a for a in atts if a.window is None] or atts
+    main = full[0]
+    if main.is_mla:
+        out["kv_lora_rank"] = main.kv_lora_rank
+        out["qk_rope_head_dim"] = main.qk_rope_head_dim
+        if main.indexer_head_dim:
+            out["index_head_dim"] = main.indexer_head_dim
+    else:
+        out["num_key_value_heads"] = main.num_kv_heads
+        out["head_dim"] = main.head_dim
+        if main.v_head_dim != main.head_dim:
+            out["v_head_dim"] = main.v_head_dim
+    windowed = [c for c in spec.classes if c.attention is not None and c.attention.window]
+    if windowed:
+        att = windowed[0].attention
+        assert att is not None
+        key = "attention_chunk_size" if att.kind == "chunked_attention" else "sliding_window"
+        out[key] = att.window
+        out["windowed_layers"] = sum(len(c.indices) for c in windowed)
+        if not att.is_mla and att.num_kv_heads != main.num_kv_heads:
+            out["swa_num_key_value_heads"] = att.num_kv_heads
+        if not att.is_mla and att.head_dim != main.head_dim:
+            out["swa_head_dim"] = att.head_dim
+        if not att.is_mla and att.v_head_dim != att.head_dim:
+            out["swa_v_head_dim"] = att.v_head_dim
+    layers = kv_layer_count(spec)
+    if layers != spec.num_layers:
+        out["kv_cache_layers"] = layers
+    if spec.max_position_embeddings:
+        out["max_position_embeddings"] = spec.max_position_embeddings
+    return out
+
+
+def gib(n: int | Fraction) -> str:
+    return fmt_bytes(int(n), 2)
+
+
+def separated(tolerance: Tolerance, expected: Value, value: Value) -> bool:
+    """A mistake can be named only if no answer is both correct and a match for it."""
+    if isinstance(expected, tuple) or isinstance(value, tuple):
+        return expected != value
+    if value <= 0 or expected <= 0:
+        return False
+    gap = abs(value - expected) / expected
+    return gap > tolerance.correct + 2 * max(tolerance.match, Fraction(1, 100))
+
+
+def distinct_mistakes(
+    tolerance: Tolerance, expected: Value, candidates: list[Mistake | None]
+) -> list[Mistake]:
+    """Keep mistakes whose numbers differ from the answer and from every earlier mistake."""
+    kept: list[Mistake] = []
+    for mistake in candidates:
+        if mistake is None or not separated(tolerance, expected, mistake.value):
+            continue
+        if all(separated(tolerance, other.value, mistake.value) for other in kept):
+            kept.append(mistake)
+    return kept
+
+
+def gb_gib_mistakes(expected: int, what: str) -> list[Mistake]:
+    """The same digits with the wrong unit: a GiB figure written as GB, and the reverse."""
+    as_gib = Fraction(expected, GIB)
+    as_gb = Fraction(expected, 10**9)
+    return [
+        Mistake(
+            "gb-read-as-gib",
+            "GB read as GiB",
+            f"You wrote {float(as_gib):,.2f} GB, but {what} is {float(as_gib):,.2f} GiB: a GiB "
+            f"is 1,073,741,824 bytes, a GB 1,000,000,000 (that is {float(as_gb):,.2f} GB).",
+            as_gib * 10**9,
+        ),
+        Mistake(
+            "gib-read-as-gb",
+            "GiB read as GB",
+            f"You wrote {float(as_gb):,.2f} GiB, but {what} is {float(as_gb):,.2f} GB "
+            f"(decimal): in GiB it is {float(as_gib):,.2f}.",
+            as_gb * GIB,
+        ),
+    ]
+
+
+def pick(rng: Random, options: list[Any] | tuple[Any, ...]) -> Any:
+    if not options:
+        raise IllPosed("nothing to choose from")
+    return options[rng.randrange(len(options))]

@@ -1,0 +1,63 @@
+"""Grading an answer: correct, close or wrong, with a classic mistake named when one matches.
+
+Order matters: an exact (or in-band) answer is correct; then the classic mistakes are checked,
+so "GB read as GiB" is named rather than graded close; then the close band; else wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .display import format_value
+from .model import Drill, Mistake, Tolerance, Value
+from .skills import get_skill
+from .units import parse_answer
+
+CORRECT = "correct"
+CLOSE = "close"
+WRONG = "wrong"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    verdict: str
+    answer: Value
+    expected: Value
+    mistake: Mistake | None
+
+
+def within(tolerance_band: Fraction, target: Value, answer: Value) -> bool:
+    if isinstance(target, tuple) or isinstance(answer, tuple):
+        return target == answer
+    if target == 0:
+        return answer == 0
+    return abs(answer - target) <= tolerance_band * abs(target)
+
+
+def grade_value(drill: Drill, tolerance: Tolerance, answer: Value) -> Verdict:
+    expected = drill.expected
+    if answer == expected or (not tolerance.exact and within(tolerance.correct, expected, answer)):
+        return Verdict(CORRECT, answer, expected, None)
+    for mistake in drill.mistakes:
+        if answer == mistake.value or within(tolerance.match, mistake.value, answer):
+            return Verdict(WRONG, answer, expected, mistake)
+    if within(tolerance.close, expected, answer):
+        return Verdict(CLOSE, answer, expected, None)
+    return Verdict(WRONG, answer, expected, None)
+
+
+def grade(drill: Drill, text: object) -> Verdict:
+    """Parse ``text`` in the drill's dimension (AnswerError if unreadable) and grade it."""
+    answer = parse_answer(text, drill.dimension, drill.unit, drill.per)
+    return grade_value(drill, get_skill(drill.skill).tolerance, answer)
+
+
+def describe(drill: Drill, verdict: Verdict) -> str:
+    """One sentence for the person: what their answer was taken as, and the verdict."""
+    shown = format_value(drill, verdict.answer)
+    if verdict.verdict == CORRECT:
+        return f"Correct: {shown}."
+    if verdict.verdict == CLOSE:
+        return f"Close: {shown}; the exact answer is {format_value(drill, drill.expected)}."
+    return f"Not quite: you answered {shown}."

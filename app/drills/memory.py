@@ -1,0 +1,475 @@
+"""Memory drills: KV bytes per token, KV per sequence at a context, weight memory at a precision.
+
+Every expected answer and every mistake's number is the sizing core's, on the real preset or
+on a copy of it with the mistake built in (attention heads as KV heads, no V, no windows…).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from random import Random
+
+from app.sizing import ModelSpec, legal_tp_degrees
+from app.sizing.dtypes import WEIGHT_DTYPE_BYTES
+
+from . import common as c
+from .model import EXACT, Drill, Mistake, band
+from .units import BYTES
+
+KV_DTYPES = ("bf16", "bf16", "bf16", "fp8")
+WEIGHT_TOLERANCE = band(2, 6)
+
+
+def _kv_label(kv_dtype: str) -> str:
+    return f"{kv_dtype} ({2 if kv_dtype != 'fp8' else 1} B per element)"
+
+
+def _given(inputs: dict[str, object]) -> list[tuple[str, str]]:
+    return [(k, f"{v:,}" if isinstance(v, int) else str(v)) for k, v in inputs.items()]
+
+
+def _per_token_mistakes(spec: ModelSpec, kv_dtype: str, expected: int, beyond: bool):  # type: ignore[no-untyped-def]
+    """Mistakes for a per-token figure; ``beyond``: the figure once every window is full."""
+
+    def per_token(s: ModelSpec, dtype: str = kv_dtype) -> int:
+        r = c.sized(s, kv_dtype=dtype, context=1)
+        return r.kv_bytes_per_token_beyond_window if beyond else r.kv_bytes_per_token
+
+    heads = spec.num_attention_heads
+    kv = c.kv_heads(spec)
+    layers = c.kv_layer_count(spec)
+    out: list[Mistake | None] = []
+    if kv is not None and kv < heads:
+        out.append(
+            Mistake(
+                "attention-heads",
+                "attention heads instead of KV heads",
+                f"You used {heads} attention heads; the cache holds {kv} KV heads (GQA: several "
+                "query heads share one K/V head).",
+                Fraction(per_token(c.with_attention_heads_as_kv(spec))),
+            )
+        )
+    if kv is not None:
+        out.append(
+            Mistake(
+                "forgot-k-and-v",
+                "forgetting the ×2 for K and V",
+                "You counted the keys only: every layer caches a key and a value per KV head.",
+                Fraction(per_token(c.without_v(spec))),
+            )
+        )
+    if spec.is_mla:
+        out += [
+            Mistake(
+                "mla-times-two",
+                "×2 for K and V on an MLA latent",
+                "MLA caches one compressed latent (kv_lora_rank + qk_rope_head_dim) per layer: "
+                "there is no separate K and V, so no ×2.",
+                Fraction(per_token(c.mla_doubled(spec))),
+            ),
+            Mistake(
+                "mla-as-mha",
+                "MLA sized as full multi-head K/V",
+                f"You sized K and V for all {heads} heads; MLA caches only the latent, which the "
+                "heads expand at attention time.",
+                Fraction(per_token(c.mla_as_mha(spec))),
+            ),
+            Mistake(
+                "mla-rope-forgotten",
+                "the RoPE key left out of the MLA latent",
+                "The cached latent is kv_lora_rank plus the decoupled RoPE key (qk_rope_head_dim).",
+                Fraction(per_token(c.mla_without_rope(spec))),
+            ),
+        ]
+        if spec.has_sparse_indexer:
+            out.append(
+                Mistake(
+                    "indexer-forgotten",
+                    "the sparse-attention indexer cache left out",
+                    "DeepSeek sparse attention also caches an fp8 indexer key per token per layer "
+                    "(index_head_dim + its fp32 scales = 132 B).",
+                    Fraction(per_token(c.without_indexer(spec))),
+                )
+            )
+    if layers > 1:
+        out.append(
+            Mistake(
+                "one-layer",
+                "one layer instead of all of them",
+                f"That is one layer's bytes; {layers} layers each cache their own.",
+                Fraction(per_token(spec), layers),
+            )
+        )
+    if kv_dtype == "fp8":
+        out.append(
+            Mistake(
+                "bf16-for-fp8-kv",
+                "bf16 assumed for an fp8 cache",
+                "The cache is fp8 here: one byte per element, not two.",
+                Fraction(per_token(spec, "bf16")),
+            )
+        )
+    if beyond:
+        out.insert(
+            0,
+            Mistake(
+                "windows-ignored",
+                "windows ignored",
+                "Once the window is full, sliding-window layers stop growing: only the full-"
+                "attention layers add bytes for each further token.",
+                Fraction(c.sized(spec, kv_dtype=kv_dtype, context=1).kv_bytes_per_token),
+            ),
+        )
+    return out
+
+
+def kv_bytes_per_token(rng: Random, seed: int) -> Drill:
+    model = c.pick(rng, c.preset_ids())
+    spec = c.spec_of(model)
+    kv_dtype = c.pick(rng, KV_DTYPES)
+    beyond = c.is_windowed(spec) and rng.random() < 0.5
+    result = c.sized(spec, kv_dtype=kv_dtype, context=1)
+    expected = result.kv_bytes_per_token_beyond_window if beyond else result.kv_bytes_per_token
+    if expected <= 0:
+        raise c.IllPosed("no per-token cache")
+    inputs = {**c.model_inputs(spec), "kv_dtype_bytes": 2 if kv_dtype != "fp8" else 1}
+    name = c.preset_names()[model]
+    what = (
+        "once every sliding window is full (what each further token adds)"
+        if beyond
+        else "while the context is shorter than every window"
+        if c.is_windowed(spec)
+        else ""
+    )
+    prompt = (
+        f"How many bytes of KV cache does one token add to {name}, summed over all layers, with "
+        f"the cache in {_kv_label(kv_dtype)}{', ' + what if what else ''}?"
+    )
+    formula = result.formula
+    steps = [
+        f"{g['kind']} layers ({g['count']}): {g.get('per_token', {}).get('filled', '0')}"
+        for g in formula["groups"]
+    ]
+    steps.append(f"Sum over layers: {formula['kv_bytes_per_token']['filled']} B per token.")
+    if beyond:
+        steps.append(
+            f"Once every window is full, only layers without a window grow: "
+            f"{expected:,} B per token."
+        )
+    if result.state_bytes_per_sequence:
+        steps.append(
+            f"The linear-attention / Mamba state ({result.state_bytes_per_sequence:,} B per "
+            "sequence) is constant, so it adds nothing per token."
+        )
+    mistakes = c.distinct_mistakes(
+        EXACT, Fraction(expected), _per_token_mistakes(spec, kv_dtype, expected, beyond)
+    )
+    return Drill(
+        skill="kv-bytes-per-token",
+        seed=seed,
+        prompt=prompt,
+        unit="B/token",
+        dimension=BYTES,
+        per="token",
+        inputs=inputs,
+        given=[("model", name), *_given(inputs)],
+        expected=Fraction(expected),
+        mistakes=mistakes,
+        solution=steps,
+        concept="latent-attention-and-sparse-indexers" if spec.is_mla else "kv-cache-sizing",
+        model=model,
+    )
+
+
+def kv_per_sequence(rng: Random, seed: int) -> Drill:
+    model = c.pick(rng, c.preset_ids())
+    spec = c.spec_of(model)
+    top = spec.max_position_embeddings or 0
+    context = c.pick(rng, [n for n in c.CONTEXTS if n <= top])
+    kv_dtype = c.pick(rng, KV_DTYPES)
+    tp = 1
+    if rng.random() < 0.35:
+        tp = c.pick(rng, [t for t in legal_tp_degrees(spec, 8) if t > 1])
+    result = c.sized(spec, kv_dtype=kv_dtype, context=context, gpus=tp, tp=tp)
+    per_gpu = tp > 1
+    expected = result.kv_bytes_per_sequence_per_gpu if per_gpu else result.kv_bytes_per_sequence
+    whole = result.kv_bytes_per_sequence
+    name = c.preset_names()[model]
+    where = f"on each GPU of a TP={tp} replica" if per_gpu else "in total (the whole model)"
+    prompt = (
+        f"How many bytes of KV cache does one {context:,}-token sequence of {name} hold {where}, "
+        f"with the cache in {_kv_label(kv_dtype)}?"
+    )
+    inputs = {
+        **c.model_inputs(spec),
+        "kv_dtype_bytes": 2 if kv_dtype != "fp8" else 1,
+        "context": context,
+    }
+    if per_gpu:
+        inputs["tp"] = tp
+    if result.state_bytes_per_sequence:
+        inputs["state_bytes_per_sequence"] = result.state_bytes_per_sequence
+
+    def at(s: ModelSpec, dtype: str = kv_dtype) -> Fraction:
+        r = c.sized(s, kv_dtype=dtype, context=context, gpus=tp, tp=tp)
+        return Fraction(r.kv_bytes_per_sequence_per_gpu if per_gpu else r.kv_bytes_per_sequence)
+
+    heads, kv = spec.num_attention_heads, c.kv_heads(spec)
+    candidates: list[Mistake | None] = []
+    if kv is not None and kv < heads:
+        candidates.append(
+            Mistake(
+                "attention-heads",
+                "attention heads instead of KV heads",
+                f"You used {heads} attention heads; the cache holds {kv} KV heads.",
+                at(c.with_attention_heads_as_kv(spec)),
+            )
+        )
+    if kv is not None:
+        candidates.append(
+            Mistake(
+                "forgot-k-and-v",
+                "forgetting the ×2 for K and V",
+                "You counted the keys only: each layer caches a key and a value per KV head.",
+                at(c.without_v(spec)),
+            )
+        )
+    if spec.is_mla:
+        candidates.append(
+            Mistake(
+                "mla-times-two",
+                "×2 for K and V on an MLA latent",
+                "MLA caches one latent per token per layer: no separate K and V.",
+                at(c.mla_doubled(spec)),
+            )
+        )
+    if c.is_windowed(spec):
+        candidates.append(
+            Mistake(
+                "windows-ignored",
+                "windows ignored",
+                f"Sliding-window layers hold at most their window ({inputs.get('sliding_window') or inputs.get('attention_chunk_size'):,} tokens), "
+                f"not all {context:,}.",
+                at(c.without_windows(spec)),
+            )
+        )
+    if result.state_bytes_per_sequence:
+        state = (
+            result.state_bytes_per_sequence_per_gpu if per_gpu else result.state_bytes_per_sequence
+        )
+        candidates.append(
+            Mistake(
+                "state-forgotten",
+                "the constant state left out",
+                "Linear-attention / Mamba layers keep a constant state per sequence; add it.",
+                Fraction(expected - state),
+            )
+        )
+    if kv_dtype == "fp8":
+        candidates.append(
+            Mistake(
+                "bf16-for-fp8-kv",
+                "bf16 assumed for an fp8 cache",
+                "The cache is fp8 here: one byte per element, not two.",
+                at(spec, "bf16"),
+            )
+        )
+    if per_gpu:
+        if spec.is_mla:
+            candidates.append(
+                Mistake(
+                    "tp-divides-mla-latent",
+                    "TP dividing an MLA latent",
+                    f"The MLA latent is replicated on every TP rank: each of the {tp} GPUs holds "
+                    "the whole latent, so per-GPU KV does not shrink.",
+                    Fraction(whole, tp),
+                )
+            )
+        elif kv is not None and tp > kv:
+            candidates.append(
+                Mistake(
+                    "kv-heads-replicated",
+                    "KV heads divided past their count",
+                    f"With tp={tp} above {kv} KV heads, each GPU keeps a whole replicated KV head: "
+                    f"the cache divides by {kv}, not {tp}.",
+                    Fraction(whole, tp),
+                )
+            )
+        candidates.append(
+            Mistake(
+                "per-gpu-vs-total",
+                "total instead of per GPU",
+                f"That is the whole model's cache; with TP={tp} each GPU holds its share of the "
+                "KV heads.",
+                Fraction(whole),
+            )
+        )
+    candidates += c.gb_gib_mistakes(expected, "the answer")
+    steps = [
+        f"{g['kind']} layers ({g['count']}): {g.get('per_token', {}).get('filled', '0')} B per token"
+        for g in result.formula["groups"]
+        if g.get("per_token")
+    ]
+    steps.append(
+        f"Per sequence at {context:,} tokens: {result.formula['kv_bytes_per_sequence']['filled']}"
+        f" B = {c.gib(whole)}."
+    )
+    if per_gpu:
+        steps.append(
+            f"Per GPU at TP={tp}: {expected:,} B = {c.gib(expected)}"
+            + (
+                " (the MLA latent is replicated on every rank)."
+                if spec.is_mla
+                else f" (each GPU holds max(1, {kv} // {tp}) KV heads)."
+            )
+        )
+    return Drill(
+        skill="kv-per-sequence",
+        seed=seed,
+        prompt=prompt,
+        unit="B",
+        dimension=BYTES,
+        per="sequence",
+        inputs=inputs,
+        given=[("model", name), *_given(inputs)],
+        expected=Fraction(expected),
+        mistakes=c.distinct_mistakes(EXACT, Fraction(expected), candidates),
+        solution=steps,
+        concept="latent-attention-and-sparse-indexers" if spec.is_mla else "kv-cache-sizing",
+        model=model,
+    )
+
+
+def weight_memory(rng: Random, seed: int) -> Drill:
+    model = c.pick(rng, c.preset_ids())
+    spec = c.spec_of(model)
+    shipped = c.sized(spec, context=1)  # the core's default: the checkpoint's own precision
+    bf16 = c.sized(spec, context=1, weight_dtype="bf16").weights_bytes
+    as_shipped = spec.quantization is not None and shipped.weights_bytes != bf16
+    if as_shipped and rng.random() < 0.6:
+        dtype = None
+    else:
+        dtype = c.pick(rng, ("bf16", "bf16", "fp8", "int4"))
+    tp = 1
+    if rng.random() < 0.3:
+        tp = c.pick(rng, [t for t in legal_tp_degrees(spec, 8) if t > 1])
+    request = {"context": 1, "gpus": tp, "tp": tp}
+    if dtype is not None:
+        request["weight_dtype"] = dtype
+    result = c.sized(spec, **request)
+    per_gpu = tp > 1
+    expected = result.weights_bytes_per_gpu if per_gpu else result.weights_bytes
+    shown_dtype = result.inputs["weight_dtype"]
+    name = c.preset_names()[model]
+    p = spec.params
+    precision = (
+        f"as the checkpoint ships ({spec.quantization} quantization_config)"
+        if dtype is None
+        else f"in {dtype}"
+    )
+    where = f"on each GPU of a TP={tp} replica" if per_gpu else "in total"
+    prompt = f"How much memory do the weights of {name} take {precision}, {where}?"
+    inputs: dict[str, object] = {
+        "params_total": p.total,
+        "params_embedding": p.embedding,
+        "params_lm_head": p.lm_head,
+        "tie_word_embeddings": spec.tie_word_embeddings,
+        "weight_dtype": shown_dtype,
+    }
+    if dtype is None:
+        inputs["quantization"] = spec.quantization
+    if p.active != p.total:
+        inputs["params_active"] = p.active
+    if per_gpu:
+        inputs["tp"] = tp
+    total = result.weights_bytes
+    candidates: list[Mistake | None] = []
+    if dtype is None:
+        candidates.append(
+            Mistake(
+                "bf16-for-fp8-checkpoint",
+                f"bf16 assumed for a {spec.quantization} checkpoint",
+                f"The checkpoint ships quantised ({spec.quantization}); sizing it at 2 bytes per "
+                "parameter assumes weights it does not have.",
+                Fraction(-(-bf16 // tp) if per_gpu else bf16),
+            )
+        )
+    width = WEIGHT_DTYPE_BYTES.get(shown_dtype) if isinstance(shown_dtype, str) else None
+    if width is not None and width != 2:
+        everything = math.ceil(width * p.total)
+        candidates.append(
+            Mistake(
+                "embeddings-quantised",
+                "the embedding and output head quantised too",
+                "Quantised checkpoints keep the token embedding and output head in bf16.",
+                Fraction(-(-everything // tp) if per_gpu else everything),
+            )
+        )
+    if shown_dtype == "int4":
+        kept = p.embedding + p.lm_head
+        bare = 2 * kept + Fraction(p.total - kept, 2)
+        candidates.append(
+            Mistake(
+                "int4-scales-forgotten",
+                "int4 group scales forgotten",
+                "int4 stores one fp16 scale per group of 128 weights: 33/64 B per parameter, "
+                "not 1/2.",
+                bare / tp if per_gpu else bare,
+            )
+        )
+    if p.active != p.total:
+        active = Fraction(total) * p.active / p.total
+        candidates.append(
+            Mistake(
+                "active-params",
+                "active parameters instead of all of them",
+                f"Only {p.active:,} parameters work on each token, but all {p.total:,} (every "
+                "expert) must be resident in memory.",
+                active / tp if per_gpu else active,
+            )
+        )
+    if per_gpu:
+        candidates.append(
+            Mistake(
+                "per-gpu-vs-total",
+                "total instead of per GPU",
+                f"That is the whole model; TP={tp} splits the weights across {tp} GPUs.",
+                Fraction(total),
+            )
+        )
+    candidates += c.gb_gib_mistakes(expected, "the answer")
+    steps = [
+        f"Parameters: {p.total:,} (embedding {p.embedding:,}"
+        + (f", output head {p.lm_head:,}" if p.lm_head else ", output head tied")
+        + ")."
+    ]
+    if shown_dtype in ("bf16", "fp16"):
+        steps.append(f"2 B per parameter: 2 × {p.total:,} = {total:,} B = {c.gib(total)}.")
+    else:
+        steps.append(
+            f"{shown_dtype}: the embedding and output head stay bf16, the rest at the "
+            f"{shown_dtype} width (with its scales): {total:,} B = {c.gib(total)}."
+        )
+    if per_gpu:
+        steps.append(
+            f"Per GPU at TP={tp}: ⌈{total:,} / {tp}⌉ = {expected:,} B = {c.gib(expected)}."
+        )
+    steps += [note for note in result.notes if "weights" in note.lower()][:1]
+    return Drill(
+        skill="weight-memory",
+        seed=seed,
+        prompt=prompt,
+        unit="B",
+        dimension=BYTES,
+        per=None,
+        inputs=inputs,
+        given=[("model", name), *_given(inputs)],
+        expected=Fraction(expected),
+        mistakes=c.distinct_mistakes(WEIGHT_TOLERANCE, Fraction(expected), candidates),
+        solution=steps,
+        concept="low-precision-formats"
+        if shown_dtype not in ("bf16", "fp16")
+        else "inference-memory-budget",
+        model=model,
+    )
