@@ -79,7 +79,7 @@ def viewer_outside_routes(request: Request) -> Session | None:
     session it opened (close it after rendering), or None when there was nothing to look up."""
     if getattr(request.state, "viewer", None) is not None:
         return None
-    cookie = request.cookies.get(SESSION_COOKIE)
+    cookie = request.cookies.get(cookie_policy(request).session)
     token = unsign_token(request.app.state.secret_key, cookie) if cookie else None
     if not token:
         return None
