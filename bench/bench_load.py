@@ -4,8 +4,8 @@ Starts the app as a real uvicorn process on a fresh database (SQLite by default,
 `--database-url postgresql://…`), seeds it (a member, a question with 200 posts), then drives
 it with wrk (Debian's `wrk` package) at 32 connections and reports requests/s, p50 and p99 for
 each endpoint, with the ratio to a trivial endpoint of the same app measured in the same run.
-Then: page time as a question's thread grows from 10 to 100,000 posts, and start-up time and
-memory with 1,000 generated questions.
+Then: page time as a question's thread grows from 10 to 100,000 posts, each target of issue
+"Speed v2" against the trivial endpoint, and start-up (bench/bench_startup.py).
 """
 
 from __future__ import annotations
@@ -30,16 +30,20 @@ import httpx2  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
 
 from app.accounts.service import create_user  # noqa: E402
-from app.accounts.sessions import SESSION_COOKIE, sign_token, start_session  # noqa: E402
+from app.accounts.sessions import sign_token, start_session  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.models.discussion import Post  # noqa: E402
 from app.db.session import Database  # noqa: E402
 from app.discussion.render import render_post  # noqa: E402
 from app.discussion.stats import recount  # noqa: E402
+from app.web.cookies import CookiePolicy  # noqa: E402
+from bench.bench_startup import report as startup_report  # noqa: E402
 
 SECRET = "bench-secret-key-0123456789abcdef0123456789abcdef"
 QUESTION = "/questions/kv-bound-deployment"
 SLUG = "kv-bound-deployment"
+# The server runs as production: its cookies carry the `__Host-` prefix.
+COOKIES = CookiePolicy(secure=True)
 
 
 def start_server(
@@ -142,7 +146,7 @@ def load_table(base: str, cookie: str, workdir: Path) -> list[tuple[str, dict[st
         f"wrk.body = {json.dumps(json.dumps({'model': 'llama-3.1-70b', 'gpu': 'H200', 'gpus': 8, 'context': 32768}))}\n"
     )
     # A browser keeps its CSRF cookie; without it every response would mint a new token.
-    member = {"Cookie": f"{SESSION_COOKIE}={cookie}; prefill_csrf=bench-browser-csrf-cookie"}
+    member = {"Cookie": f"{COOKIES.session}={cookie}; {COOKIES.csrf}=bench-browser-csrf-cookie"}
     hx = {"HX-Request": "true"}
     rows = [
         ("trivial endpoint (/ping)", wrk(base + "/ping")),
@@ -195,36 +199,11 @@ def page_time_as_threads_grow(
 
 
 def timed(url: str, cookie: str | None = None) -> float:
-    cookies = {SESSION_COOKIE: cookie} if cookie else None
+    cookies = {COOKIES.session: cookie} if cookie else None
     start = time.perf_counter()
     response = httpx2.get(url, cookies=cookies, timeout=30)
     assert response.status_code == 200, response.status_code
     return (time.perf_counter() - start) * 1000
-
-
-def startup_with_many_questions(workdir: Path, count: int = 1000) -> tuple[float, float]:
-    """Seconds to load content and build the app with `count` questions, and the RSS in MiB."""
-    content = workdir / "content"
-    shutil.copytree(ROOT / "content", content)
-    sources = sorted((content / "questions").glob("*.md"))
-    for n in range(count - len(sources)):
-        source = sources[n % len(sources)]
-        slug = f"{source.stem}-copy-{n}"
-        text = source.read_text().replace(f"slug: {source.stem}\n", f"slug: {slug}\n", 1)
-        text = re.sub(r"\naliases: \[[^\]]*\]", "\naliases: []", text)
-        (content / "questions" / f"{slug}.md").write_text(text)
-    probe = (
-        "import resource, time; t = time.perf_counter()\n"
-        "from app.main import create_app; from app.settings import Settings\n"
-        f"create_app(Settings(database_url='sqlite:///{workdir}/startup.db', content_dir='{content}', secret_key='{SECRET}', env='production'))\n"
-        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
-    )
-    upgrade(f"sqlite:///{workdir}/startup.db")
-    output = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    seconds, mib = output.stdout.split()
-    return float(seconds), float(mib)
 
 
 def main() -> None:
@@ -235,6 +214,7 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip-growth", action="store_true")
+    parser.add_argument("--skip-startup", action="store_true")
     parser.add_argument(
         "--workers", type=int, default=1, help="uvicorn worker processes (PostgreSQL)"
     )
@@ -272,10 +252,28 @@ def main() -> None:
         print("|---:|---:|---:|")
         for posts, visitor, member in page_time_as_threads_grow(growth_db, args.port, workdir):
             print(f"| {posts:,} | {visitor:.1f} | {member:.1f} |")
-    seconds, mib = startup_with_many_questions(workdir)
-    print(
-        f"\nStart-up with 1,000 questions: {seconds:.1f} s to load content and build the app; peak RSS {mib:.0f} MiB\n"
+    by_name = dict(rows)
+    member = by_name["signed-in question page, 200 posts"]
+    sizing = by_name["sizing API (POST)"]
+    print('\nTargets (issue "Speed v2"), measured against the trivial endpoint in this run:\n')
+    _target(
+        "member's page ≥ 30% of trivial",
+        member["rps"] / trivial >= 0.30,
+        f"{member['rps'] / trivial:.0%}",
     )
+    _target("member's page p99 ≤ 50 ms", member["p99"] <= 50, f"{member['p99']:.0f} ms")
+    _target(
+        "sizing API ≥ 70% of trivial",
+        sizing["rps"] / trivial >= 0.70,
+        f"{sizing['rps'] / trivial:.0%}",
+    )
+    if not args.skip_startup:
+        print("\nStart-up (bench/bench_startup.py):\n")
+        startup_report(repeat=1, questions=1000)
+
+
+def _target(label: str, met: bool, measured: str) -> None:
+    print(f"- {label}: {measured} — {'met' if met else 'NOT met'}")
 
 
 if __name__ == "__main__":
