@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models.accounts import User
 from app.db.models.discussion import AnswerView, Notification
+from app.db.models.drills import DrillAttempt, DrillReviewCard
 from app.db.models.practice import Attempt, Bookmark, Note, ReviewCard
 
 _USER = bindparam("user_id")
@@ -37,6 +38,9 @@ def _build_statement():  # type: ignore[no-untyped-def]
         count(Note),
         count(AnswerView),
         count(Notification, Notification.read_at.is_(None)),
+        # Drills move the dashboard's reviews due and /me's accuracy per skill.
+        latest(DrillAttempt.id, DrillAttempt),
+        latest(DrillReviewCard.last_review, DrillReviewCard),
     )
 
 
