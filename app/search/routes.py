@@ -18,6 +18,7 @@ from app.search.query import MAX_QUERY_CHARS, parse
 from app.search.service import KIND_FILTERS, KIND_LABELS, Filters
 from app.web.caching import CachedPage, accepts_gzip
 from app.web.deps import Content, Templates
+from app.web.templating import is_htmx
 
 router = APIRouter(include_in_schema=False)
 EXAMPLES = ("MLA", "prefix caching", "p99 TTFT", "tensor parallel", "KV cache sizing")
@@ -70,7 +71,7 @@ async def search_page(
         return await run_in_threadpool(render)
     # A visitor's results depend only on the query and the index: the same query within a
     # moment (the live search as people type, popular terms) is answered from memory.
-    key = ("search", content.fingerprint, request.url.query, request.headers.get("hx-request", ""))
+    key = ("search", content.fingerprint, request.url.query, is_htmx(request))
     cached: CachedPage = await request.app.state.short_lived.get(
         key, lambda: _kept(request, render())
     )
