@@ -66,7 +66,10 @@ def thread_page(
     after: str | None = None,
 ) -> Response:
     """HTMX: the next page of posts (for "load more" or a sort switch). Plain: a page of its own."""
-    thread = build_thread(db, content, viewer, _kind(section), slug, sort=sort, cursor=after)
+    try:
+        thread = build_thread(db, content, viewer, _kind(section), slug, sort=sort, cursor=after)
+    except DiscussionError as error:
+        return error_response(request, error.status, error.message)
     values = {"thread": thread, "report_reasons": REPORT_REASONS, "composer": {}, "errors": {}}
     fragment = "partials/thread_posts.html" if after else "partials/thread_list.html"
     return templates.page(request, "discussion/thread.html", values, fragment=fragment)

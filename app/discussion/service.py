@@ -19,6 +19,7 @@ from app.db.models.discussion import Notification, Post, Report, Vote
 from app.discussion.render import MAX_LENGTH, render_post
 from app.discussion.stats import bump
 from app.discussion.subjects import Subject
+from app.numbers import OutOfRange, parse_int
 
 PAGE_SIZE = 20
 REPORT_REASONS = {
@@ -80,17 +81,24 @@ def _thread_filter(subject: Subject):  # type: ignore[no-untyped-def]
     return and_(Post.subject_type == subject.type, Post.subject_slug.in_(subject.slugs))
 
 
+MAX_SCORE = 2**31 - 1  # votes on one post; far below any database integer's limit
+MAX_ROW_ID = 2**53  # as app.web.deps bounds ids in paths
+
+
 def parse_cursor(sort: str, cursor: str | None) -> tuple[int, int] | None:
-    """'top' cursors are 'score_id', 'new' cursors are 'id'. Malformed → start from the top."""
+    """'top' cursors are 'score_id', 'new' cursors are 'id'. Malformed → start from the top;
+    numbers out of range → a 400 (they would overflow the database's integers)."""
     if not cursor:
         return None
+    score, _, post_id = cursor.rpartition("_") if sort == "top" else ("0", "", cursor)
     try:
-        if sort == "top":
-            score, post_id = cursor.split("_", 1)
-            return int(score), int(post_id)
-        return 0, int(cursor)
-    except ValueError:
+        parsed_score = parse_int(score, lo=-MAX_SCORE, hi=MAX_SCORE, signed=True)
+        parsed_id = parse_int(post_id, lo=1, hi=MAX_ROW_ID)
+    except OutOfRange:
+        raise DiscussionError("That page of the discussion is out of range.", status=400) from None
+    if parsed_score is None or parsed_id is None:
         return None
+    return parsed_score, parsed_id
 
 
 def _visible_to(viewer: User | None):  # type: ignore[no-untyped-def]

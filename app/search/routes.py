@@ -13,6 +13,7 @@ from app.accounts.deps import CurrentViewer
 from app.content.schema import LEVEL_LABELS
 from app.content.store import ContentStore
 from app.db.session import DbSession
+from app.numbers import OutOfRange, parse_int
 from app.search import indexer, post_events, service
 from app.search.query import MAX_QUERY_CHARS, parse
 from app.search.service import KIND_FILTERS, KIND_LABELS, Filters
@@ -45,8 +46,15 @@ def canonical_url(q: str, filters: Filters, page: int) -> str:
     return "/search" + (f"?{encoded}" if encoded else "")
 
 
+MAX_PAGE = 10_000
+
+
 def _page_number(raw: str) -> int:
-    return int(raw) if raw.isdigit() and len(raw) < 6 else 1
+    """A missing, unreadable or out-of-range page number means the first page."""
+    try:
+        return parse_int(raw, lo=1, hi=MAX_PAGE) or 1
+    except OutOfRange:
+        return 1
 
 
 @router.get("/search")
