@@ -17,7 +17,7 @@ from app.db.base import utcnow
 from app.db.models.accounts import User
 from app.db.models.discussion import ModerationAction, Post, Report, Vote
 from app.discussion.service import DiscussionError, _remove, get_post
-from app.discussion.stats import bump, recount
+from app.discussion.stats import recount
 
 NOTE_MAX = 500
 
@@ -79,9 +79,10 @@ def hide(db: Session, moderator: User, post_id: int, note: str) -> Post:
     _require_moderator(moderator)
     note = _note(note, required=True)
     post = get_post(db, post_id)
-    bump(db, post, -1 if post.hidden_at is None else 0)
     post.hidden_at = utcnow()
     post.hidden_note = note
+    db.flush()
+    recount(db, post.subject_type, post.subject_slug)  # its replies leave the count with it
     _resolve_reports(db, post.id)
     _record(db, moderator, "hide", post_id=post.id, target_user_id=post.author_id, note=note)
     return post
@@ -91,9 +92,10 @@ def restore(db: Session, moderator: User, post_id: int, note: str) -> Post:
     _require_moderator(moderator)
     note = _note(note, required=False)
     post = get_post(db, post_id)
-    bump(db, post, +1 if post.hidden_at is not None else 0)
     post.hidden_at = None
     post.hidden_note = ""
+    db.flush()
+    recount(db, post.subject_type, post.subject_slug)
     _record(db, moderator, "restore", post_id=post.id, target_user_id=post.author_id, note=note)
     return post
 

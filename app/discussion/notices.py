@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import and_, exists, func, select, update
+from sqlalchemy.orm import Session, aliased
 
 from app.db.base import utcnow
 from app.db.models.accounts import User
 from app.db.models.discussion import Notification, Post
+
+
+def _reply_visible():  # type: ignore[no-untyped-def]
+    """A notice stands for a reply readers can see: not hidden, not under a hidden post."""
+    parent = aliased(Post)
+    return and_(
+        Post.hidden_at.is_(None),
+        Post.deleted_at.is_(None),
+        ~exists().where(parent.id == Post.parent_id, parent.hidden_at.is_not(None)),
+    )
 
 
 def unread_count(db: Session, user: User) -> int:
@@ -15,7 +25,9 @@ def unread_count(db: Session, user: User) -> int:
         db.scalar(
             select(func.count())
             .select_from(Notification)
+            .join(Post, Post.id == Notification.post_id)
             .where(Notification.user_id == user.id, Notification.read_at.is_(None))
+            .where(_reply_visible())
         )
         or 0
     )
@@ -28,7 +40,7 @@ def recent_notifications(
         select(Notification, Post, User)
         .join(Post, Post.id == Notification.post_id)
         .outerjoin(User, User.id == Post.author_id)
-        .where(Notification.user_id == user.id)
+        .where(Notification.user_id == user.id, _reply_visible())
         .order_by(Notification.id.desc())
         .limit(limit)
     ).all()

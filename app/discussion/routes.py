@@ -66,7 +66,10 @@ def thread_page(
     after: str | None = None,
 ) -> Response:
     """HTMX: the next page of posts (for "load more" or a sort switch). Plain: a page of its own."""
-    thread = build_thread(db, content, viewer, _kind(section), slug, sort=sort, cursor=after)
+    try:
+        thread = build_thread(db, content, viewer, _kind(section), slug, sort=sort, cursor=after)
+    except DiscussionError as error:
+        return error_response(request, error.status, error.message)
     values = {"thread": thread, "report_reasons": REPORT_REASONS, "composer": {}, "errors": {}}
     fragment = "partials/thread_posts.html" if after else "partials/thread_list.html"
     return templates.page(request, "discussion/thread.html", values, fragment=fragment)
@@ -138,7 +141,7 @@ def preview(
 def edit_form(
     request: Request, post_id: RowId, db: DbSession, templates: Templates, user: CurrentUser
 ) -> Response:
-    post = service.get_post(db, post_id) if _exists(db, post_id) else None
+    post = service.readable_post(db, post_id, user) if _exists(db, post_id, user) else None
     if post is None or post.author_id != user.id:
         return error_response(request, 403 if post else 404, "You can only edit your own posts.")
     return templates.page(
@@ -149,9 +152,9 @@ def edit_form(
     )
 
 
-def _exists(db, post_id: RowId) -> bool:  # type: ignore[no-untyped-def]
+def _exists(db, post_id: RowId, user) -> bool:  # type: ignore[no-untyped-def]
     try:
-        service.get_post(db, post_id)
+        service.readable_post(db, post_id, user)
     except DiscussionError:
         return False
     return True
@@ -175,7 +178,7 @@ def edit(
     except DiscussionError as error:
         if error.status == 422:
             values = {
-                "post": service.get_post(db, post_id),
+                "post": service.readable_post(db, post_id, user),
                 "draft": body,
                 "errors": {"body": error.message},
             }
@@ -211,7 +214,7 @@ def _post_response(request, db, content, templates, viewer, post):  # type: igno
 @router.post("/posts/{post_id}/delete")
 def delete(request: Request, post_id: RowId, db: DbSession, user: CurrentUser) -> Response:
     try:
-        post = service.get_post(db, post_id)
+        post = service.readable_post(db, post_id, user)
         where = ("questions" if post.subject_type == "question" else "concepts", post.subject_slug)
         service.delete_post(db, post_id, user)
     except DiscussionError as error:
@@ -252,7 +255,7 @@ def report_form(
 ) -> Response:
     """Loaded into the thread by HTMX, or a page of its own without JavaScript."""
     try:
-        post = service.get_post(db, post_id)
+        post = service.readable_post(db, post_id, user)
     except DiscussionError as error:
         return error_response(request, error.status, error.message)
     values = {"post": post, "report_reasons": REPORT_REASONS, "back_url": thread_url(post)}
@@ -271,7 +274,7 @@ def report(
     note: Text = "",
 ) -> Response:
     try:
-        post = service.get_post(db, post_id)
+        post = service.readable_post(db, post_id, user)
         service.report_post(db, post_id, user, reason, note)
     except DiscussionError as error:
         return error_response(request, error.status, error.message)

@@ -19,6 +19,7 @@ from app.db.models.discussion import Notification, Post, Report, Vote
 from app.discussion.render import MAX_LENGTH, render_post
 from app.discussion.stats import bump
 from app.discussion.subjects import Subject
+from app.numbers import OutOfRange, parse_int
 
 PAGE_SIZE = 20
 REPORT_REASONS = {
@@ -80,17 +81,24 @@ def _thread_filter(subject: Subject):  # type: ignore[no-untyped-def]
     return and_(Post.subject_type == subject.type, Post.subject_slug.in_(subject.slugs))
 
 
+MAX_SCORE = 2**31 - 1  # votes on one post; far below any database integer's limit
+MAX_ROW_ID = 2**53  # as app.web.deps bounds ids in paths
+
+
 def parse_cursor(sort: str, cursor: str | None) -> tuple[int, int] | None:
-    """'top' cursors are 'score_id', 'new' cursors are 'id'. Malformed → start from the top."""
+    """'top' cursors are 'score_id', 'new' cursors are 'id'. Malformed → start from the top;
+    numbers out of range → a 400 (they would overflow the database's integers)."""
     if not cursor:
         return None
+    score, _, post_id = cursor.rpartition("_") if sort == "top" else ("0", "", cursor)
     try:
-        if sort == "top":
-            score, post_id = cursor.split("_", 1)
-            return int(score), int(post_id)
-        return 0, int(cursor)
-    except ValueError:
+        parsed_score = parse_int(score, lo=-MAX_SCORE, hi=MAX_SCORE, signed=True)
+        parsed_id = parse_int(post_id, lo=1, hi=MAX_ROW_ID)
+    except OutOfRange:
+        raise DiscussionError("That page of the discussion is out of range.", status=400) from None
+    if parsed_score is None or parsed_id is None:
         return None
+    return parsed_score, parsed_id
 
 
 def _visible_to(viewer: User | None):  # type: ignore[no-untyped-def]
@@ -183,9 +191,32 @@ def _mark_votes(db: Session, posts: list[ThreadPost], viewer: User | None) -> No
 
 
 def get_post(db: Session, post_id: int) -> Post:
+    """Any post that is not deleted, hidden or not: for moderators' actions."""
     post = db.get(Post, post_id)
     if post is None or post.deleted_at is not None:
         raise DiscussionError("That post does not exist (it may have been deleted).", status=404)
+    return post
+
+
+def is_hidden(db: Session, post: Post) -> bool:
+    """Hidden by a moderator, or a reply under a post that is."""
+    if post.hidden_at is not None:
+        return True
+    if post.parent_id is None:
+        return False
+    return db.scalar(select(Post.hidden_at).where(Post.id == post.parent_id)) is not None
+
+
+def readable_post(db: Session, post_id: int, viewer: User | None) -> Post:
+    """A post `viewer` may see and act on: a hidden one only for its author and moderators
+    (to everyone else it does not exist)."""
+    post = get_post(db, post_id)
+    if is_hidden(db, post):
+        allowed = viewer is not None and (viewer.is_moderator or viewer.id == post.author_id)
+        if not allowed:
+            raise DiscussionError(
+                "That post does not exist (it may have been deleted).", status=404
+            )
     return post
 
 
@@ -195,9 +226,13 @@ def create_post(
     ensure_can_post(author)
     body = clean_body(body)
     if parent_id is not None:
-        parent = get_post(db, parent_id)
+        parent = readable_post(db, parent_id, author)
         if parent.subject_type != subject.type or parent.subject_slug not in subject.slugs:
             raise DiscussionError("You can only reply within the same thread.", status=400)
+        if is_hidden(db, parent):
+            raise DiscussionError(
+                "A moderator has hidden that post, so it takes no replies.", status=403
+            )
         if parent.parent_id is not None:  # one level of nesting: reply to the top-level post
             parent_id = parent.parent_id
     post = Post(
@@ -224,7 +259,7 @@ def _notify_parent_author(db: Session, parent_id: int, reply: Post, author: User
 
 
 def _own_post(db: Session, post_id: int, user: User) -> Post:
-    post = get_post(db, post_id)
+    post = readable_post(db, post_id, user)
     if post.author_id != user.id:
         raise DiscussionError("You can only change your own posts.", status=403)
     return post
@@ -250,7 +285,7 @@ def delete_post(db: Session, post_id: int, user: User) -> Post | None:
 
 
 def _remove(db: Session, post: Post) -> Post | None:
-    bump(db, post, -1 if post.is_visible else 0)
+    bump(db, post, -1 if post.is_visible and not is_hidden(db, post) else 0)
     has_replies = db.scalar(
         select(exists().where(Post.parent_id == post.id, Post.deleted_at.is_(None)))
     )
@@ -268,7 +303,7 @@ def _remove(db: Session, post: Post) -> Post | None:
 
 def toggle_vote(db: Session, post_id: int, user: User) -> tuple[Post, bool]:
     """Vote for a post, or take the vote back. Returns (post, voted now)."""
-    post = get_post(db, post_id)
+    post = readable_post(db, post_id, user)
     if post.author_id == user.id:
         raise DiscussionError("You cannot vote for your own post.", status=400)
     removed = db.execute(delete(Vote).where(Vote.post_id == post_id, Vote.user_id == user.id))
@@ -293,7 +328,7 @@ def toggle_vote(db: Session, post_id: int, user: User) -> tuple[Post, bool]:
 
 
 def report_post(db: Session, post_id: int, reporter: User, reason: str, note: str) -> Report:
-    post = get_post(db, post_id)
+    post = readable_post(db, post_id, reporter)
     if reason not in REPORT_REASONS:
         raise DiscussionError("Choose a reason for the report.", field="reason")
     note = (note or "").strip()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import and_, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from app.db.models.discussion import Post, ThreadStats
 from app.discussion.subjects import Subject
@@ -49,13 +49,18 @@ def bump(db: Session, post: Post, visible_delta: int) -> None:
 
 def recount(db: Session, subject_type: str, subject_slug: str) -> None:
     """Recompute a thread's visible count from its posts (after bulk changes such as an
-    account deletion) and move its version."""
+    account deletion, or hiding a post with its replies) and move its version."""
+    parent = aliased(Post)
     visible = db.scalar(
-        select(func.count()).where(
+        select(func.count())
+        .select_from(Post)
+        .outerjoin(parent, parent.id == Post.parent_id)
+        .where(
             Post.subject_type == subject_type,
             Post.subject_slug == subject_slug,
             Post.deleted_at.is_(None),
             Post.hidden_at.is_(None),
+            parent.hidden_at.is_(None),  # a reply under a hidden post is hidden with it
         )
     )
     dialect = db.get_bind().dialect.name

@@ -12,6 +12,7 @@ from app.content.models import Question
 from app.content.store import ContentStore
 from app.db.session import DbSession
 from app.discussion import answers
+from app.numbers import OutOfRange, parse_int
 from app.practice import service
 from app.practice.service import PracticeError
 from app.web.deps import Content, Templates
@@ -116,7 +117,10 @@ async def score(
     form = await request.form()
     covered = [str(value) for value in form.getlist("covered")]
     raw_band = str(form.get("band") or "")
-    band = int(raw_band) if raw_band.isdigit() else None
+    try:
+        band = parse_int(raw_band, lo=1, hi=4)
+    except OutOfRange:
+        band = None  # the service answers with what a band is
     try:
         service.score(
             db,

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from app.content.store import ContentStore
 from app.db.base import utcnow
+from app.db.models.discussion import Post
 from app.db.session import Database
 from app.search.highlight import clean
 from app.search.models import CONTENT_KINDS, SearchDocument, SearchIndexState, page_key
@@ -143,9 +144,19 @@ def post_row(post: Any) -> dict[str, Any]:
     }
 
 
+posts_table = Post.__table__
+
+
 def write_post(connection: Connection, post: Any) -> None:
-    """Index a post if a reader can see it; otherwise make sure it is not indexed."""
-    if post.deleted_at is not None or post.hidden_at is not None or not post.body_markdown:
+    """Index a post if a reader can see it; otherwise make sure it is not indexed. A reply
+    under a hidden post is hidden with it."""
+    hidden = post.deleted_at is not None or post.hidden_at is not None or not post.body_markdown
+    if not hidden and post.parent_id is not None:
+        parent_hidden = connection.scalar(
+            select(posts_table.c.hidden_at).where(posts_table.c.id == post.parent_id)
+        )
+        hidden = parent_hidden is not None
+    if hidden:
         remove_post(connection, post.id)
         return
     row = post_row(post)
@@ -154,6 +165,13 @@ def write_post(connection: Connection, post: Any) -> None:
     )
     if not changed.rowcount:
         connection.execute(insert(documents).values(**row))
+
+
+def write_replies(connection: Connection, parent_id: int) -> None:
+    """Re-index the replies of a post that was hidden or restored."""
+    replies = connection.execute(select(posts_table).where(posts_table.c.parent_id == parent_id))
+    for reply in replies.all():
+        write_post(connection, reply)
 
 
 def remove_post(connection: Connection, post_id: int) -> None:

@@ -26,6 +26,8 @@ def _after_update(_mapper: Any, connection: Any, post: Post) -> None:
     state = inspect(post)
     if any(state.attrs[name].history.has_changes() for name in _INDEXED_ATTRIBUTES):
         indexer.write_post(connection, post)
+    if post.parent_id is None and state.attrs["hidden_at"].history.has_changes():
+        indexer.write_replies(connection, post.id)  # replies are hidden with their parent
 
 
 def _after_delete(_mapper: Any, connection: Any, post: Post) -> None:

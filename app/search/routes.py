@@ -13,11 +13,13 @@ from app.accounts.deps import CurrentViewer
 from app.content.schema import LEVEL_LABELS
 from app.content.store import ContentStore
 from app.db.session import DbSession
+from app.numbers import OutOfRange, parse_int
 from app.search import indexer, post_events, service
 from app.search.query import MAX_QUERY_CHARS, parse
 from app.search.service import KIND_FILTERS, KIND_LABELS, Filters
 from app.web.caching import CachedPage, accepts_gzip
 from app.web.deps import Content, Templates
+from app.web.templating import is_htmx
 
 router = APIRouter(include_in_schema=False)
 EXAMPLES = ("MLA", "prefix caching", "p99 TTFT", "tensor parallel", "KV cache sizing")
@@ -44,8 +46,15 @@ def canonical_url(q: str, filters: Filters, page: int) -> str:
     return "/search" + (f"?{encoded}" if encoded else "")
 
 
+MAX_PAGE = 10_000
+
+
 def _page_number(raw: str) -> int:
-    return int(raw) if raw.isdigit() and len(raw) < 6 else 1
+    """A missing, unreadable or out-of-range page number means the first page."""
+    try:
+        return parse_int(raw, lo=1, hi=MAX_PAGE) or 1
+    except OutOfRange:
+        return 1
 
 
 @router.get("/search")
@@ -70,7 +79,7 @@ async def search_page(
         return await run_in_threadpool(render)
     # A visitor's results depend only on the query and the index: the same query within a
     # moment (the live search as people type, popular terms) is answered from memory.
-    key = ("search", content.fingerprint, request.url.query, request.headers.get("hx-request", ""))
+    key = ("search", content.fingerprint, request.url.query, is_htmx(request))
     cached: CachedPage = await request.app.state.short_lived.get(
         key, lambda: _kept(request, render())
     )

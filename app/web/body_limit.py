@@ -47,7 +47,7 @@ def capped_body_route(limit: int) -> type[APIRoute]:
 
             async def capped(request: Request) -> Response:
                 declared = request.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > limit:
+                if declared.isascii() and declared.isdigit() and int(declared) > limit:
                     raise _too_large(limit)
                 capped_request = _CappedRequest(request.scope, request.receive)
                 capped_request.limit = limit

@@ -27,6 +27,7 @@ from starlette.responses import Response
 
 from app.web.csrf import csrf_token
 from app.web.member_state import member_state_version
+from app.web.templating import is_htmx
 
 PRIVATE_REVALIDATE = "private, no-cache"
 CACHE_ENTRIES = 512
@@ -132,7 +133,8 @@ def _lookup(request: Request, parts: Iterable[object]) -> tuple[str, bool, Respo
             request.app.state.build_id,
             request.url.path,
             request.url.query,
-            request.headers.get("hx-request", ""),
+            # The same test that picks the template: a history restore asks for the full page.
+            "fragment" if is_htmx(request) else "page",
             # A member's page embeds their session's CSRF token and private state.
             "-" if anonymous else f"{session.id}:{csrf_token(request)}",
             *parts,

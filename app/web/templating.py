@@ -1,7 +1,8 @@
 """Jinja environment and the render helpers every page uses.
 
 One template serves a full page and its HTMX fragment: a page includes a partial, and a request
-with the HX-Request header gets the partial alone. Responses say `Vary: HX-Request` either way.
+with the HX-Request header gets the partial alone, except on a history restore (htmx then sends
+HX-History-Restore-Request too, and wants the full page). Responses vary on both headers.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ class Renderer:
         body = self.render_string(request, template, values or {})
         response = HTMLResponse(body, status_code=status_code, headers=dict(headers or {}))
         if fragment:
-            response.headers["vary"] = _add_vary(response.headers.get("vary"), "HX-Request")
+            vary = _add_vary(response.headers.get("vary"), "HX-Request")
+            response.headers["vary"] = _add_vary(vary, "HX-History-Restore-Request")
         return response
 
 
