@@ -30,7 +30,7 @@ import httpx2  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
 
 from app.accounts.service import create_user  # noqa: E402
-from app.accounts.sessions import SESSION_COOKIE, sign_token, start_session  # noqa: E402
+from app.accounts.sessions import sign_token, start_session  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.models.discussion import Post  # noqa: E402
 from app.db.session import Database  # noqa: E402
@@ -38,6 +38,9 @@ from app.discussion.render import render_post  # noqa: E402
 from app.discussion.stats import recount  # noqa: E402
 
 SECRET = "bench-secret-key-0123456789abcdef0123456789abcdef"
+# The server runs as production: its cookies always carry the __Host- prefix.
+SESSION_COOKIE = "__Host-prefill_session"
+CSRF_COOKIE = "__Host-prefill_csrf"
 QUESTION = "/questions/kv-bound-deployment"
 SLUG = "kv-bound-deployment"
 
@@ -140,7 +143,7 @@ def load_table(base: str, cookie: str, workdir: Path) -> list[tuple[str, dict[st
         f"wrk.body = {json.dumps(json.dumps({'model': 'llama-3.1-70b', 'gpu': 'H200', 'gpus': 8, 'context': 32768}))}\n"
     )
     # A browser keeps its CSRF cookie; without it every response would mint a new token.
-    member = {"Cookie": f"{SESSION_COOKIE}={cookie}; prefill_csrf=bench-browser-csrf-cookie"}
+    member = {"Cookie": f"{SESSION_COOKIE}={cookie}; {CSRF_COOKIE}=bench-browser-csrf-cookie"}
     hx = {"HX-Request": "true"}
     rows = [
         ("trivial endpoint (/ping)", wrk(base + "/ping")),
