@@ -2,14 +2,49 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.settings import DEFAULT_SECRET_FILE, Settings
+from app.web.client_address import parse_networks
+from app.web.public_url import public_url_problem
 
 MIN_SECRET_LENGTH = 32
+# By this estimate `secrets.token_urlsafe(48)` holds ~380 bits and 32 random hex digits never
+# fewer than ~90 (50,000 draws); one character repeated holds none.
+MIN_SECRET_BITS = 80
+MIN_DISTINCT_CHARACTERS = 8
+
+
+def estimated_bits(secret: str) -> float:
+    """Shannon entropy of the characters times the length: a ceiling on what the key holds,
+    low for repeats and small alphabets (a placeholder, a word typed twice)."""
+    counts = Counter(secret)
+    per_char = -sum(n / len(secret) * math.log2(n / len(secret)) for n in counts.values())
+    return per_char * len(secret)
+
+
+def secret_problem(secret: str) -> str | None:
+    if any(ch.isspace() for ch in secret):
+        return "contains whitespace (a stray newline or space from copying?)"
+    if len(secret) < MIN_SECRET_LENGTH:
+        return f"is too short: use at least {MIN_SECRET_LENGTH} random characters"
+    if secret.lower() in {"changethis", "secret", "test-secret", "development"}:
+        return "is a well-known placeholder"
+    distinct = len(set(secret))
+    if distinct < MIN_DISTINCT_CHARACTERS or estimated_bits(secret) < MIN_SECRET_BITS:
+        return f"looks low in entropy ({distinct} distinct characters, repeats)"
+    if len({secret[i : i + 4] for i in range(len(secret) - 3)}) < (len(secret) - 3) * 0.8:
+        return "looks low in entropy (a word or run of characters repeated)"
+    steps = Counter(ord(b) - ord(a) for a, b in pairwise(secret))
+    if max(steps[0], steps[1], steps[-1]) > len(secret) // 3:
+        return "looks low in entropy (runs such as abcd or 1234)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -41,21 +76,15 @@ def check_settings(settings: Settings, *, workers: int) -> list[Finding]:
             "PREFILL_SECRET_KEY is not set: sessions and CSRF tokens would be signed with a key "
             f"generated into {DEFAULT_SECRET_FILE}, different on every host."
         )
-    elif len(secret) < MIN_SECRET_LENGTH:
+    elif problem := secret_problem(secret):
         error(
-            f"PREFILL_SECRET_KEY is too short: use at least {MIN_SECRET_LENGTH} random characters."
+            f"PREFILL_SECRET_KEY {problem}. Generate one: "
+            'python -c "import secrets; print(secrets.token_urlsafe(48))"'
         )
-    elif secret.lower() in {"changethis", "secret", "test-secret", "development"}:
-        error("PREFILL_SECRET_KEY is a well-known placeholder; generate a random one.")
-    if not settings.public_url:
+    if problem := public_url_problem(settings.public_url):
         error(
-            "PREFILL_PUBLIC_URL is not set: canonical links, feeds and e-mailed links would use "
-            "whatever Host header a request sends."
-        )
-    elif not settings.public_url.startswith("https://"):
-        error(
-            f"PREFILL_PUBLIC_URL is {settings.public_url!r}: serve over https so session cookies "
-            "are Secure and browsers get HSTS."
+            f"PREFILL_PUBLIC_URL: {problem}. It must be the site's https origin "
+            "(e.g. https://prefill.example); production refuses to start without it."
         )
     if settings.is_sqlite and workers > 1:
         error(
@@ -81,9 +110,22 @@ def check_settings(settings: Settings, *, workers: int) -> list[Finding]:
     if settings.mailer == "memory":
         error("PREFILL_MAILER is 'memory' (a test mailer): mail would be silently dropped.")
     if settings.forwarded_allow_ips.strip() == "*":
+        error(
+            "PREFILL_FORWARDED_ALLOW_IPS is '*': any client could claim any address (rate "
+            "limits key on it). List your proxies' addresses or networks instead."
+        )
+    else:
+        try:
+            parse_networks(settings.forwarded_allow_ips)
+        except ValueError:
+            error(
+                f"PREFILL_FORWARDED_ALLOW_IPS is {settings.forwarded_allow_ips!r}: list proxy "
+                "addresses or CIDR networks, comma-separated."
+            )
+    if settings.mail_worker == "off":
         warning(
-            "PREFILL_FORWARDED_ALLOW_IPS is '*': any client can spoof its address (rate limits "
-            "key on it). List your proxies' addresses instead."
+            "PREFILL_MAIL_WORKER is 'off': run `prefill worker` beside the app, or queued mail "
+            "(password resets, confirmations) is never sent."
         )
     return findings
 

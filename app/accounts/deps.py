@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -113,7 +115,20 @@ def login_url(next_path: str) -> str:
 
 def viewer_context(request: Request) -> dict[str, Any]:
     viewer: Viewer = getattr(request.state, "viewer", ANONYMOUS)
-    return {"viewer": viewer, "current_user": viewer.user, "csrf_token": csrf_token(request)}
+    owner = draft_owner(request.app.state.secret_key, viewer.user.id) if viewer.user else ""
+    return {
+        "viewer": viewer,
+        "current_user": viewer.user,
+        "csrf_token": csrf_token(request),
+        "draft_owner": owner,
+    }
+
+
+def draft_owner(secret_key: str, user_id: int) -> str:
+    """The member's namespace for drafts kept in the browser: stable per member, and opaque
+    (neither the id nor the address), since anyone at a shared browser can read localStorage."""
+    digest = hmac.new(secret_key.encode(), f"drafts:{user_id}".encode(), hashlib.sha256)
+    return digest.hexdigest()[:20]
 
 
 def safe_next(raw: str | None, default: str = "/") -> str:

@@ -56,28 +56,78 @@
     toast(text || ("The request failed (" + xhr.status + ")."), true);
   });
   // Attempts survive a sign-in detour or an expired session: the text is mirrored in this
-  // browser's localStorage until the server confirms a save, and restored into an empty box.
-  function attemptKey(slug) { return "prefill:attempt:" + slug; }
+  // browser's localStorage until the server confirms a save. A browser may be shared, so drafts
+  // are kept per member (an opaque id on <body>; visitors share "visitor"), are removed at
+  // sign-out and account deletion, and are only ever put back into a box when its owner asks.
+  var DRAFTS = "prefill:draft:";
+  function owner() { return document.body.getAttribute("data-draft-owner") || "visitor"; }
+  function draftKey(who, slug) { return DRAFTS + who + ":" + slug; }
   function storeLocal(slug, text) {
-    try { if (text) { localStorage.setItem(attemptKey(slug), text); } else { localStorage.removeItem(attemptKey(slug)); } } catch (e) { /* storage full or disabled */ }
+    try {
+      if (text) { localStorage.setItem(draftKey(owner(), slug), text); }
+      else { localStorage.removeItem(draftKey(owner(), slug)); }
+    } catch (e) { /* storage full or disabled */ }
   }
-  function readLocal(slug) {
-    try { return localStorage.getItem(attemptKey(slug)) || ""; } catch (e) { return ""; }
+  function readLocal(who, slug) {
+    try { return localStorage.getItem(draftKey(who, slug)) || ""; } catch (e) { return ""; }
+  }
+  function forget(key) { try { localStorage.removeItem(key); } catch (e) { /* disabled */ } }
+  function forgetDrafts(who) {
+    try {
+      for (var i = localStorage.length - 1; i >= 0; i--) {
+        var key = localStorage.key(i);
+        // Drafts from before they were kept per member have no owner: drop them too.
+        if (key && (key.indexOf(DRAFTS + who + ":") === 0 || key.indexOf("prefill:attempt:") === 0)) {
+          localStorage.removeItem(key);
+        }
+      }
+    } catch (e) { /* disabled */ }
+  }
+  // "You have a draft here": restore it into the box, or discard it. Nothing is filled in, or
+  // saved to the account, until the person at the keyboard says so.
+  function offerDraft(box, slug, autosave) {
+    var sources = [owner()];
+    if (owner() !== "visitor") { sources.push("visitor"); }  // written before signing up
+    var from = sources.filter(function (who) { return readLocal(who, slug).trim(); })[0];
+    if (!from || box.value.trim()) return;
+    var offer = document.createElement("p");
+    offer.className = "draft-offer";
+    offer.setAttribute("role", "status");
+    offer.appendChild(document.createTextNode("This browser kept an unsaved draft of your answer. "));
+    var restore = document.createElement("button");
+    restore.type = "button";
+    restore.className = "button button-small";
+    restore.textContent = "Restore draft";
+    var discard = document.createElement("button");
+    discard.type = "button";
+    discard.className = "button button-quiet button-small";
+    discard.textContent = "Discard";
+    offer.appendChild(restore);
+    offer.appendChild(document.createTextNode(" "));
+    offer.appendChild(discard);
+    box.parentNode.insertBefore(offer, box);
+    restore.addEventListener("click", function () {
+      box.value = readLocal(from, slug);
+      if (from !== owner()) { forget(draftKey(from, slug)); storeLocal(slug, box.value); }
+      offer.remove();
+      box.focus();
+      if (autosave) { box.dispatchEvent(new Event("input", { bubbles: true })); }  // they asked
+    });
+    discard.addEventListener("click", function () {
+      forget(draftKey(from, slug));
+      offer.remove();
+    });
   }
   function initAttempts(root) {
     root.querySelectorAll("textarea[data-local-attempt]").forEach(function (box) {
       var slug = box.getAttribute("data-local-attempt");
-      if (!box.value) { box.value = readLocal(slug); }
       box.addEventListener("input", function () { storeLocal(slug, box.value); });
+      offerDraft(box, slug, false);
     });
     root.querySelectorAll("textarea[data-autosave-key]").forEach(function (box) {
       var slug = box.getAttribute("data-autosave-key");
       box.addEventListener("input", function () { storeLocal(slug, box.value); });
-      var kept = readLocal(slug);
-      if (!box.value.trim() && kept) {
-        box.value = kept;
-        box.dispatchEvent(new Event("input", { bubbles: true }));  // saves it to the account
-      }
+      offerDraft(box, slug, true);
     });
   }
   document.addEventListener("DOMContentLoaded", function () { initAttempts(document); });
@@ -88,7 +138,12 @@
     }
   });
   document.addEventListener("submit", function (event) {
-    var box = event.target.querySelector && event.target.querySelector("textarea[data-autosave-key]");
+    var form = event.target;
+    if (form.hasAttribute && form.hasAttribute("data-clear-drafts")) {
+      forgetDrafts(owner());  // signing out or deleting the account: leave nothing behind
+      return;
+    }
+    var box = form.querySelector && form.querySelector("textarea[data-autosave-key]");
     if (box) { storeLocal(box.getAttribute("data-autosave-key"), box.value); }
   });
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from starlette.testclient import TestClient
 
@@ -57,11 +58,14 @@ def test_delete_account_needs_confirmation(client: TestClient) -> None:
         client, "/account/delete", {"current_password": PASSWORD, "confirmation": "yes"}
     )
     assert unconfirmed.status_code == 422 and "to confirm" in unconfirmed.text
+    # The form tells app.js to remove the member's drafts from this browser as it submits.
+    assert re.search(r'<form[^>]*action="/account/delete"[^>]*data-clear-drafts', unconfirmed.text)
     deleted = post_form(
         client,
         "/account/delete",
         {"current_password": PASSWORD, "confirmation": "delete my account"},
     )
     assert deleted.status_code == 303
+    assert deleted.headers["clear-site-data"] == '"cache"'  # Back shows none of their pages
     assert client.get("/account", follow_redirects=False).status_code == 303
     assert login(TestClient(client.app), email).status_code == 422

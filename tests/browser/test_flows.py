@@ -192,6 +192,8 @@ def test_an_attempt_survives_the_sign_up_detour(page, content_store: ContentStor
     page.goto(question.url)  # the answer was opened already? then start an attempt
     if page.locator("#attempt-body").count() == 0:
         page.click("button:has-text('Start an attempt')")
+    assert page.input_value("#attempt-body") == ""  # offered, never filled in unasked
+    page.click(".draft-offer button:has-text('Restore draft')")
     assert page.input_value("#attempt-body") == "Typed before I had an account"
     page.wait_for_selector("#save-status .save-status:has-text('Saved')")
     page.reload()
