@@ -183,6 +183,8 @@ def test_every_number_is_an_int():
             "tp_degrees",
             "max_context_limited_by",
             "context_limit_source",
+            "weights_precision",
+            "weights_precision_source",
         ):
             continue
         assert value is None or isinstance(value, bool | int), key
