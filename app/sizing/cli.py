@@ -175,9 +175,7 @@ def run(
     if fixes is not None:
         out.write("\nRemedies (cheapest first)\n")
         for fix in fixes:
-            gain = fix.ratio.get("max_concurrency")
-            tail = f"  → max concurrency ×{gain}" if gain is not None else "  (advice only)"
-            out.write(f"  [{fix.cost_rank}] {fix.title}{tail}\n")
+            out.write(f"  [{fix.cost_rank}] {fix.title}: {fix.buys}\n")
     return 0
 
 
