@@ -9,7 +9,10 @@ from .bounds import check_config_size
 from .config import Keys, reject_non_decoders, unwrap
 from .errors import ConfigError, SizingError, UnsupportedArchitectureError
 from .limits import context_limit, stated_positions
+from .linears import linear_inventory
+from .names import family_name
 from .params import count_params
+from .precision import read_quantization
 from .spec import ModelSpec
 
 
@@ -62,6 +65,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
             "layers (vLLM drops the key for this reason)."
         )
     quant = _quant_method(wrapper, keys)
+    qc = wrapper.get("quantization_config") or keys.raw("quantization_config")
     limit = context_limit(keys)
     return ModelSpec(
         name=name or _default_name(wrapper, keys),
@@ -78,6 +82,8 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         notes=tuple(notes),
         context_limit=limit.tokens,
         context_limit_source=limit.source,
+        linears=tuple(linear_inventory(keys, dims, layers)) if qc else (),
+        quant=read_quantization(qc) if qc else None,
     )
 
 
@@ -90,11 +96,10 @@ def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
 
 
 def _default_name(wrapper: dict[str, Any], keys: Keys) -> str:
+    """The config's own `_name_or_path` (its last path part), else a family name from
+    model_type; never an architecture class."""
     for key in ("_name_or_path", "name_or_path"):
         value = wrapper.get(key)
-        if isinstance(value, str) and value:
-            return value.rstrip("/").split("/")[-1]
-    archs = wrapper.get("architectures")
-    if isinstance(archs, list) and archs and isinstance(archs[0], str):
-        return archs[0]
-    return keys.model_type or "custom model"
+        if isinstance(value, str) and value.strip().strip("/"):
+            return value.strip().rstrip("/").split("/")[-1][:100]
+    return family_name(keys.display_type or keys.model_type)

@@ -398,3 +398,16 @@ def test_embed_fragment_updates_and_falls_back_to_the_calculator(embed_client) -
     assert bad.status_code == 422 and "between" in field_error(bad.text, "gpus", "sizing-7")
     plain = client.get("/calculator/embed?" + query, follow_redirects=False)
     assert plain.status_code == 303 and plain.headers["location"].startswith("/calculator?model=")
+
+
+def test_a_pasted_config_can_be_named_and_is_never_called_by_its_class(
+    sqlite_client: TestClient,
+) -> None:
+    raw = load_preset_config("qwen3-8b")
+    raw.pop("_name_or_path", None)
+    plain = config_post(sqlite_client, json.dumps(raw))
+    assert plain.status_code == 200
+    assert "Qwen3 model" in plain.text and "Qwen3ForCausalLM on" not in plain.text
+    named = config_post(sqlite_client, json.dumps(raw), name="Our Qwen")
+    assert named.status_code == 200 and "Our Qwen" in named.text
+    assert 'id="calc-name"' in named.text
