@@ -4,8 +4,8 @@ The counts follow the module layout of transformers 5.24 (``models/<type>/modeli
 attention projections (plain, gated-output, MLA with optional q-LoRA, DSA indexer), gated DeltaNet
 and Mamba-1/2 mixers, dense and MoE MLPs (routed + shared experts, router, expert biases),
 RMSNorm/LayerNorm weights and biases. Tied embeddings are counted once; multi-token-prediction
-modules are counted separately; vision towers never. An unfamiliar ``model_type`` is counted as a
-Llama-style block and flagged ``exact=False``.
+modules are counted separately; vision towers never. An unfamiliar ``model_type`` is flagged
+``exact=False`` and ``parse_config`` refuses it (coverage.py) rather than guess a block layout.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
         total += block
         active += block_active
     mtp = _mtp(keys, dims, layers, moe)
-    exact = mt in _MODELLED and not keys.has("moe_latent_size")
+    exact = mt in _MODELLED
     return ParamCounts(total, active, embedding, lm_head, mtp, exact)
 
 
@@ -305,7 +305,7 @@ class _Moe:
             per_expert += 2 * self.expert_inter + h
         shared = 0
         if keys.has("shared_expert_intermediate_size"):  # Qwen-style single shared expert + gate
-            inter = keys.int("shared_expert_intermediate_size")
+            inter = keys.int("shared_expert_intermediate_size", minimum=0)
             shared = self._mlp(inter, False) + h if inter else 0
         elif keys.has("moe_shared_expert_intermediate_size"):  # Nemotron-H
             shared = self._mlp(keys.int("moe_shared_expert_intermediate_size"), False)

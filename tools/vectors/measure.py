@@ -26,20 +26,38 @@ from typing import Any
 
 import torch
 import transformers
-from transformers import AutoConfig, AutoModelForCausalLM
+from transformers import AutoModelForCausalLM
+from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
 VECTORS_DIR = Path(__file__).resolve().parents[2] / "tests" / "sizing" / "vectors"
 SHORT, LONG = 16, 32
 INDEXER_QUANT_BLOCK = 128  # vLLM DeepseekV32IndexerCache: fp8 values + one fp32 scale per 128
 
 
-def text_config(path: Path) -> tuple[dict[str, Any], Any]:
+def text_config(path: Path) -> tuple[dict[str, Any], Any, str]:
+    """The text model's config, and the model_type transformers built it as.
+
+    A model_type transformers does not know (remote-code checkpoints) is built as the class its
+    ``architectures`` names (Kimi K2 ships ``kimi_k2`` with ``DeepseekV3ForCausalLM``, the class
+    vLLM loads too), or as its ``text_config``'s own model_type when that one is known.
+    """
     raw = json.loads(path.read_text())
     data = {k: v for k, v in raw.items() if k != "quantization_config"}
-    config = AutoConfig.for_model(**data) if "model_type" in data else None
-    if config is None:
-        raise SystemExit(f"{path}: no model_type")
-    return raw, config.get_text_config(decoder=True)
+    model_type = data.pop("model_type", None)
+    if model_type in CONFIG_MAPPING:
+        config = CONFIG_MAPPING[model_type](**data)
+        return raw, config.get_text_config(decoder=True), model_type
+    text = data.get("text_config")
+    if isinstance(text, dict) and text.get("model_type") in CONFIG_MAPPING:
+        text = dict(text)
+        text_type = text.pop("model_type")
+        return raw, CONFIG_MAPPING[text_type](**text), text_type
+    for arch in data.get("architectures") or []:
+        cls = getattr(transformers, arch, None)
+        if cls is not None and getattr(cls, "config_class", None) is not None:
+            config = cls.config_class(**data)
+            return raw, config.get_text_config(decoder=True), config.model_type
+    raise SystemExit(f"{path}: transformers knows neither model_type {model_type!r} nor its class")
 
 
 def build(config: Any) -> torch.nn.Module:
@@ -113,7 +131,7 @@ def _windows(config: Any) -> list[int | None]:
 
 
 def measure(path: Path, name: str | None = None) -> dict[str, Any]:
-    raw, config = text_config(path)
+    raw, config, built_as = text_config(path)
     model = build(config)
     params_total = sum(p.numel() for p in model.parameters())
     embedding = model.get_input_embeddings().weight.numel()
@@ -188,6 +206,8 @@ def measure(path: Path, name: str | None = None) -> dict[str, Any]:
         "tie_word_embeddings": bool(tied),
         "kv_bytes_per_token": engine_total,
     }
+    if built_as not in (raw.get("model_type"), (raw.get("text_config") or {}).get("model_type")):
+        entry["measured_as"] = built_as
     if max_window and beyond is not None:
         entry["kv_bytes_per_token_beyond_window"] = sum(beyond)
         entry["max_window"] = max_window
