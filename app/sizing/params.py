@@ -41,10 +41,13 @@ _QK_NORM = {
     "qwen3_next",
     "qwen3_5_text",
     "qwen3_5_moe_text",
+    "qwen3_vl_text",
+    "qwen3_vl_moe_text",
     "gemma3_text",
     "gemma3n_text",
     "exaone4",
 }
+_QK_NORM_WHOLE_PROJECTION = {"olmo2", "minimax_m2"}  # one norm over all heads' q and over k
 _QK_NORM_PARAMETER_FREE = {"llama4_text"}  # L2 norm without weights
 _GATED_ATTENTION_OUTPUT = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}
 _LEARNED_POSITIONS = {"gpt2", "gpt_bigcode"}
@@ -54,6 +57,7 @@ _MODELLED = (
     | _ONE_NORM
     | _QKV_BIAS_ALWAYS
     | _QK_NORM
+    | _QK_NORM_WHOLE_PROJECTION
     | {
         "llama",
         "mistral",
@@ -159,10 +163,10 @@ def _attention(keys: Keys, dims: Dims, att: Attention, index: int) -> int:
         n += q_out * gate + kv_out
     if (bias and mt not in _O_BIAS_NEVER) or mt in _ALL_BIASES:
         n += h
-    if mt in _QK_NORM or (keys.raw("use_qk_norm") is True and mt not in _QK_NORM_PARAMETER_FREE):
-        n += 2 * att.head_dim
-    elif mt == "olmo2":  # OLMo 2 normalises the whole q and k projections
+    if mt in _QK_NORM_WHOLE_PROJECTION:
         n += q_out + att.num_kv_heads * att.head_dim
+    elif mt in _QK_NORM or (keys.raw("use_qk_norm") is True and mt not in _QK_NORM_PARAMETER_FREE):
+        n += 2 * att.head_dim
     if mt == "gpt_oss":
         n += att.num_heads  # attention sinks
     elif mt == "mimo_v2_flash":

@@ -90,7 +90,8 @@ def test_mimo_v2_sliding_layers_use_swa_keys():
     groups = {g["kind"]: g for g in result.layers}
     assert groups["sliding_attention"]["bytes_per_token_per_layer"] == 8 * (192 + 128) * 2
     assert groups["full_attention"]["bytes_per_token_per_layer"] == 4 * (192 + 128) * 2
-    assert groups["sliding_attention"]["window"] == 128
+    # sliding_window_size 128 previous tokens + the query: transformers' window of 129
+    assert groups["sliding_attention"]["window"] == 129
     assert groups["full_attention"]["layers"].startswith("0,5,11")
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 import transformers
-from transformers import AutoModelForCausalLM
+from transformers import AutoModel, AutoModelForCausalLM
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
 VECTORS_DIR = Path(__file__).resolve().parents[2] / "tests" / "sizing" / "vectors"
@@ -60,10 +60,23 @@ def text_config(path: Path) -> tuple[dict[str, Any], Any, str]:
     raise SystemExit(f"{path}: transformers knows neither model_type {model_type!r} nor its class")
 
 
-def build(config: Any) -> torch.nn.Module:
+def build(config: Any, wrapper_ties: bool) -> tuple[torch.nn.Module, int]:
+    """The causal LM on the meta device, and the parameters of an LM head built apart.
+
+    Some text models have no causal-LM class of their own (Qwen3-VL's text model lives only
+    inside its ConditionalGeneration wrapper, whose head is ``Linear(hidden, vocab)`` without
+    bias): build the base model and count that head, once, unless the embeddings are tied.
+    """
     config._attn_implementation = "eager"
     with torch.device("meta"):
-        return AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
+        try:
+            return AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16), 0
+        except ValueError:
+            model = AutoModel.from_config(config, dtype=torch.bfloat16)
+    # the wrapper decides tying when the text config has no say (Qwen3-VL's has none)
+    tied = getattr(config, "tie_word_embeddings", None)
+    tied = wrapper_ties if tied is None else tied
+    return model, 0 if tied else config.vocab_size * config.hidden_size
 
 
 def _tensors(obj: Any) -> list[tuple[str, torch.Tensor]]:
@@ -132,12 +145,13 @@ def _windows(config: Any) -> list[int | None]:
 
 def measure(path: Path, name: str | None = None) -> dict[str, Any]:
     raw, config, built_as = text_config(path)
-    model = build(config)
-    params_total = sum(p.numel() for p in model.parameters())
+    model, head_apart = build(config, bool(raw.get("tie_word_embeddings", False)))
+    params_total = sum(p.numel() for p in model.parameters()) + head_apart
     embedding = model.get_input_embeddings().weight.numel()
-    tied = model.get_output_embeddings() is None or (
-        model.get_output_embeddings().weight is model.get_input_embeddings().weight
-    )
+    if head_apart or getattr(model, "lm_head", None) is None:
+        tied = not head_apart
+    else:
+        tied = model.get_output_embeddings().weight is model.get_input_embeddings().weight
     short, long_ = cache_bytes(model, SHORT), cache_bytes(model, LONG)
     windows = _windows(config)
     max_window = max((w for w in windows if w), default=None)
@@ -194,9 +208,6 @@ def measure(path: Path, name: str | None = None) -> dict[str, Any]:
             groups.items(), key=lambda kv: kv[1][0]
         )
     ]
-    layers.sort(
-        key=lambda g: (_kind_order(g["kind"]), int(str(g["layers"]).split("-")[0].split(",")[0]))
-    )
     entry: dict[str, Any] = {
         "model": name or path.stem,
         "config": path.name,
@@ -216,11 +227,6 @@ def measure(path: Path, name: str | None = None) -> dict[str, Any]:
     entry["layers"] = layers
     entry["transformers_measured_kv_bytes_per_token"] = float(measured_total)
     return entry
-
-
-def _kind_order(kind: str) -> int:
-    order = ["constant_state_only", "no_kv", "sliding_attention", "chunked_attention"]
-    return order.index(kind) if kind in order else len(order)
 
 
 def main(argv: list[str] | None = None) -> int:
