@@ -280,7 +280,9 @@ class SizingResponse(BaseModel):
     params_active: int = Field(description="Parameters used per token (MoE: shared + top-k).")
     params_embedding: int
     params_mtp: int = Field(description="Multi-token-prediction parameters, not in the total.")
-    params_exact: bool = Field(description="False when the block layout is approximated.")
+    params_exact: bool = Field(
+        description="Always true: a family whose block layout is not modelled is refused (422)."
+    )
     weights_bytes: int = Field(description="Weight bytes in `weights_precision`.")
     weights_bytes_per_gpu: int = Field(description="Weight bytes per GPU (weights / tp).")
     weights_precision: str = Field(description="bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, ...")

@@ -115,6 +115,11 @@ def _window(keys: Keys) -> int | None:
     # Qwen2/2.5/3 configs carry "sliding_window": 131072 with "use_sliding_window": false.
     if keys.raw("use_sliding_window") is False:
         return None
+    # MiMo-V2 states sliding_window_size as the previous tokens a query sees; transformers'
+    # config class makes the window that plus the query itself (configuration_mimo_v2_flash.py).
+    previous = keys.opt_int("sliding_window_size", maximum=MAX_POSITIONS - 1, zero_is_none=True)
+    if previous is not None:
+        return previous + 1
     return keys.opt_int("sliding_window", maximum=MAX_POSITIONS, zero_is_none=True)
 
 

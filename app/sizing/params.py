@@ -4,8 +4,8 @@ The counts follow the module layout of transformers 5.24 (``models/<type>/modeli
 attention projections (plain, gated-output, MLA with optional q-LoRA, DSA indexer), gated DeltaNet
 and Mamba-1/2 mixers, dense and MoE MLPs (routed + shared experts, router, expert biases),
 RMSNorm/LayerNorm weights and biases. Tied embeddings are counted once; multi-token-prediction
-modules are counted separately; vision towers never. An unfamiliar ``model_type`` is counted as a
-Llama-style block and flagged ``exact=False``.
+modules are counted separately; vision towers never. An unfamiliar ``model_type`` is flagged
+``exact=False`` and ``parse_config`` refuses it (coverage.py) rather than guess a block layout.
 """
 
 from __future__ import annotations
@@ -42,10 +42,13 @@ _QK_NORM = {
     "qwen3_next",
     "qwen3_5_text",
     "qwen3_5_moe_text",
+    "qwen3_vl_text",
+    "qwen3_vl_moe_text",
     "gemma3_text",
     "gemma3n_text",
     "exaone4",
 }
+_QK_NORM_WHOLE_PROJECTION = {"olmo2", "minimax_m2"}  # one norm over all heads' q and over k
 _QK_NORM_PARAMETER_FREE = {"llama4_text"}  # L2 norm without weights
 _GATED_ATTENTION_OUTPUT = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}
 _LEARNED_POSITIONS = {"gpt2", "gpt_bigcode"}
@@ -55,6 +58,7 @@ _MODELLED = (
     | _ONE_NORM
     | _QKV_BIAS_ALWAYS
     | _QK_NORM
+    | _QK_NORM_WHOLE_PROJECTION
     | {
         "llama",
         "mistral",
@@ -163,10 +167,10 @@ def _attention(keys: Keys, dims: Dims, att: Attention, index: int) -> int:
         n += q_out * gate + kv_out
     if (bias and mt not in _O_BIAS_NEVER) or mt in _ALL_BIASES:
         n += h
-    if mt in _QK_NORM or (keys.raw("use_qk_norm") is True and mt not in _QK_NORM_PARAMETER_FREE):
-        n += 2 * att.head_dim
-    elif mt == "olmo2":  # OLMo 2 normalises the whole q and k projections
+    if mt in _QK_NORM_WHOLE_PROJECTION:
         n += q_out + att.num_kv_heads * att.head_dim
+    elif mt in _QK_NORM or (keys.raw("use_qk_norm") is True and mt not in _QK_NORM_PARAMETER_FREE):
+        n += 2 * att.head_dim
     if mt == "gpt_oss":
         n += att.num_heads  # attention sinks
     elif mt == "mimo_v2_flash":
@@ -310,7 +314,7 @@ class _Moe:
             per_expert += 2 * self.expert_inter + h
         shared = 0
         if keys.has("shared_expert_intermediate_size"):  # Qwen-style single shared expert + gate
-            inter = keys.int("shared_expert_intermediate_size")
+            inter = keys.int("shared_expert_intermediate_size", minimum=0)
             shared = self._mlp(inter, False) + h if inter else 0
         elif keys.has("moe_shared_expert_intermediate_size"):  # Nemotron-H
             shared = self._mlp(keys.int("moe_shared_expert_intermediate_size"), False)

@@ -7,6 +7,7 @@ from typing import Any
 from .architecture import build_layers, decoder_dims
 from .bounds import check_config_size
 from .config import Keys, reject_non_decoders, unwrap
+from .coverage import refuse_unmodelled_family, refuse_unmodelled_features
 from .errors import ConfigError, SizingError, UnsupportedArchitectureError
 from .limits import context_limit, stated_positions
 from .linears import linear_inventory
@@ -35,6 +36,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
     check_config_size(raw)
     keys, wrapper, notes = unwrap(raw)
     reject_non_decoders(keys, wrapper)
+    refuse_unmodelled_features(keys)
     dims = decoder_dims(keys)
     layers = build_layers(keys, dims)
     if not any(lay.attention is not None or lay.state is not None for lay in layers):
@@ -43,10 +45,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         )
     params = count_params(keys, dims, layers)
     if not params.exact:
-        notes.append(
-            f"Parameter counts assume a Llama-style block: model_type {keys.model_type!r} is not "
-            "modelled layer by layer, so params_total may be off by its extra modules."
-        )
+        refuse_unmodelled_family(keys)
     if keys.raw("multi_query") is True and keys.has("num_kv_heads"):
         notes.append(
             "multi_query is true and new_decoder_architecture is false, so the model has one KV "

@@ -6,23 +6,37 @@ from __future__ import annotations
 import pytest
 
 from app.sizing import SizingRequest, load_preset, parse_config, size
+from app.sizing.architecture import build_layers, decoder_dims
+from app.sizing.config import unwrap
+from app.sizing.errors import UnsupportedArchitectureError
 from app.sizing.spec import SHARED_KV
 from tests.sizing.sizing_helpers import extra_configs
 
 EXTRA = extra_configs()
 
 
-@pytest.mark.parametrize("entry", EXTRA, ids=[e["name"] for e in EXTRA])
+EXACT = [e for e in EXTRA if e["params_total"] is not None]
+REFUSED = [e for e in EXTRA if e["params_total"] is None]
+
+
+@pytest.mark.parametrize("entry", EXACT, ids=[e["name"] for e in EXACT])
 def test_extra_configs(entry):
     spec = parse_config(entry["config"])
     result = size(spec, SizingRequest(gpu="B300", context=16))
     assert result.kv_bytes_per_token == entry["kv_bytes_per_token"]
-    if entry["params_total"] is None:
-        assert not spec.params.exact
-        assert any("assume a Llama-style block" in note for note in spec.notes)
-    else:
-        assert spec.params.exact
-        assert spec.params.total == entry["params_total"]
+    assert spec.params.exact
+    assert spec.params.total == entry["params_total"]
+
+
+@pytest.mark.parametrize("entry", REFUSED, ids=[e["name"] for e in REFUSED])
+def test_families_whose_block_layout_is_not_modelled_are_refused(entry):
+    """Refused, naming the family, rather than sized with a guessed parameter count."""
+    text_type = entry["config"].get("text_config", {}).get("model_type")
+    with pytest.raises(UnsupportedArchitectureError) as err:
+        parse_config(entry["config"])
+    assert f"{text_type or entry['config']['model_type']!r}" in err.value.message
+    assert "not modelled layer by layer" in err.value.message
+    assert err.value.field.endswith("model_type")
 
 
 def _extra(name):
@@ -36,8 +50,10 @@ def test_falcon_multi_query_ignores_num_kv_heads():
 
 
 def test_gemma3n_shared_layers_hold_no_cache():
-    spec = parse_config(_extra("gemma-3n-e4b-style"))
-    kinds = [lay.kind for lay in spec.layers]
+    # Gemma 3n as a whole is refused (its parameters are not modelled); its cache layout is.
+    keys, _, _ = unwrap(_extra("gemma-3n-e4b-style"))
+    layers = build_layers(keys, decoder_dims(keys))
+    kinds = [lay.kind for lay in layers]
     assert kinds[-15:] == [SHARED_KV] * 15
     assert SHARED_KV not in kinds[:20]
 
@@ -74,7 +90,8 @@ def test_mimo_v2_sliding_layers_use_swa_keys():
     groups = {g["kind"]: g for g in result.layers}
     assert groups["sliding_attention"]["bytes_per_token_per_layer"] == 8 * (192 + 128) * 2
     assert groups["full_attention"]["bytes_per_token_per_layer"] == 4 * (192 + 128) * 2
-    assert groups["sliding_attention"]["window"] == 128
+    # sliding_window_size 128 previous tokens + the query: transformers' window of 129
+    assert groups["sliding_attention"]["window"] == 129
     assert groups["full_attention"]["layers"].startswith("0,5,11")
 
 
