@@ -209,3 +209,15 @@ def _slo(model: StepModel, slo_ms: float, context: int, fit: int, replicas: int)
         "tokens_per_s_total": round(lo / step * replicas, 1),
         "limited_by": "kv_capacity" if lo == top else "tpot",
     }
+
+
+def model_for(spec: ModelSpec, req: SizingRequest) -> StepModel | None:
+    """The step model of a request's replica (for curves over batch), or None when the GPU's
+    figures are unsourced."""
+    from .capacity import Replica, resolve  # capacity imports request; keep this one-way
+
+    gpu, tp, _ = resolve(spec, req)
+    if missing_figures(gpu, tp) is not None:
+        return None
+    rep = Replica(spec, req, gpu, tp)
+    return step_model(spec, gpu, tp, rep.weights, rep.profile, req.weight_dtype, req.perf_profile)
