@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.sizing import load_preset_config
+from app.sizing import SizingRequest, load_preset, load_preset_config, size
 from app.sizing.cli import byte_count, main, register, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,10 @@ def test_table_for_a_preset():
     assert code == 0 and not err
     assert "327,680" in out  # KV bytes per token
     assert "1024-based" in out
-    assert "max concurrency at 32,768" in out and " 86" in out
+    expected = size(
+        load_preset("llama-3.1-70b"), SizingRequest(gpu="H200", gpus=8, context=32768)
+    ).max_concurrency
+    assert "max concurrency at 32,768" in out and f" {expected:,}" in out
     assert out.count("FITS") == 1
 
 
@@ -199,3 +202,9 @@ def test_time_in_json_and_profile_choice():
 def test_bad_time_input_names_the_field():
     code, _, err = _run("llama-3.1-8b", "--gpu-hour-usd", "0")
     assert code == 2 and "gpu_hour_usd" in err
+
+
+def test_a_context_beyond_the_models_limit_exits_non_zero_naming_it():
+    code, out, err = _run("llama-3.1-70b", "--context", "10000000")
+    assert code == 2 and not out
+    assert "context:" in err and "131,072" in err
