@@ -17,7 +17,7 @@ FLAGSHIP = {
     "gpus": "8",
     "tp": "8",
     "context": "32768",
-    "concurrency": "86",
+    "concurrency": "85",
 }
 
 
@@ -31,7 +31,7 @@ def test_flagship_setup_is_kv_bound_with_the_kv_share(sqlite_client: TestClient)
     time = panel(html)
     core = size(
         load_preset("llama-3.1-70b"),
-        SizingRequest(gpu="H200", gpus=8, tp=8, context=32768, concurrency=86),
+        SizingRequest(gpu="H200", gpus=8, tp=8, context=32768, concurrency=85),
     ).time
     share = round(core["bound_detail"]["kv_share"] * 100)
     assert "KV-bound twice over" in time
@@ -41,8 +41,8 @@ def test_flagship_setup_is_kv_bound_with_the_kv_share(sqlite_client: TestClient)
     widths = dict(re.findall(r'class="seg step-(\w+)" x="[^"]+" y="0" width="([^"]+)"', time))
     assert max(widths, key=lambda k: float(widths[k])) == "kv"
     # The curve marks the KV wall and the ridge, with a table alternative.
-    assert "KV pool full: 86" in time and "ridge ≈" in time
-    assert '<th scope="col">TPOT (ms)</th>' in time and "86 (pool full)" in time
+    assert "KV pool full: 85" in time and "ridge ≈" in time
+    assert '<th scope="col">TPOT (ms)</th>' in time and "85 (pool full)" in time
     assert " style=" not in time  # the CSP forbids inline styles
 
 
@@ -50,7 +50,7 @@ def test_remedies_show_tpot_and_tokens_per_second(sqlite_client: TestClient) -> 
     html = unescape(sqlite_client.get("/calculator", params=FLAGSHIP).text)
     start = html.index("Store the KV cache in fp8")
     fp8 = html[start : html.index("</li>", start)]
-    assert "sequences (86 → 172)" in fp8
+    assert "sequences (85 → 171)" in fp8
     assert re.search(r"tokens/s 2,\d{3} → 3,\d{3}", fp8)
     assert re.search(r"TPOT 39\.\d → 24\.\d ms", fp8)
 
