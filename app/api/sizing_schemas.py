@@ -17,7 +17,7 @@ from app.sizing.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
 MAX_CONFIG_BYTES = 256 * 1024
 
 KvDtype = Literal["bf16", "fp16", "fp8"]
-WeightDtype = Literal["bf16", "fp16", "fp8", "int8", "int4"]
+WeightDtype = Literal["auto", "bf16", "fp16", "fp8", "int8", "int4"]
 StrictInt = Annotated[int, Field(strict=True)]
 
 
@@ -74,9 +74,13 @@ class SizingRequestBody(BaseModel):
         "models FlashMLA's fp8_ds_mla layout (656 bytes per token per layer).",
     )
     weight_dtype: WeightDtype = Field(
-        "bf16",
-        description="Weight dtype. fp8/int8: 1 byte per parameter; int4: 33/64 byte per "
-        "parameter (0.5 + one fp16 scale per 128); embedding and untied head stay bf16.",
+        "auto",
+        description="Weight precision. auto: as the checkpoint ships, from its "
+        "quantization_config (fp8 block-scaled, mxfp4, nvfp4, AWQ/GPTQ, compressed-tensors, "
+        "ModelOpt, with their scale tensors and unquantised modules), else bf16. Otherwise every "
+        "parameter in that dtype (fp8/int8: 1 byte; int4: 33/64 byte, 0.5 + one fp16 scale per "
+        "128) with embedding and untied head in bf16; asking for the precision the checkpoint "
+        "already ships sizes the shipped layout.",
     )
     gpu_util: float = Field(
         DEFAULT_GPU_UTIL,
@@ -269,8 +273,13 @@ class SizingResponse(BaseModel):
     params_embedding: int
     params_mtp: int = Field(description="Multi-token-prediction parameters, not in the total.")
     params_exact: bool = Field(description="False when the block layout is approximated.")
-    weights_bytes: int = Field(description="Weight bytes in `weight_dtype`.")
+    weights_bytes: int = Field(description="Weight bytes in `weights_precision`.")
     weights_bytes_per_gpu: int = Field(description="Weight bytes per GPU (weights / tp).")
+    weights_precision: str = Field(description="bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, ...")
+    weights_precision_source: str = Field(
+        description='Where the precision came from, e.g. "fp8 as shipped, from '
+        'quantization_config (…)" or "fp8 as asked".'
+    )
     kv_bytes_per_token: int = Field(description="Cache bytes one token adds, all layers.")
     kv_bytes_per_token_beyond_window: int = Field(
         description="Bytes per token once every window is full."

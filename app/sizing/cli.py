@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
+from .dtypes import KV_DTYPE_BYTES
 from .errors import ConfigError, SizingError
 from .parse import parse_config
 from .perf_profiles import DEFAULT_PROFILE, PROFILES
@@ -22,7 +22,7 @@ from .presets import load_preset
 from .remedies import remedies
 from .report import format_report
 from .report_time import format_time
-from .request import DEFAULT_GPU_UTIL, SizingRequest
+from .request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
 from .sizer import size
 from .spec import ModelSpec
 
@@ -78,7 +78,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--concurrency", type=int, default=1, help="sequences at once (default 1)")
     parser.add_argument("--kv-dtype", choices=sorted(KV_DTYPE_BYTES), default="bf16")
-    parser.add_argument("--weight-dtype", choices=sorted(WEIGHT_DTYPE_BYTES), default="bf16")
+    parser.add_argument(
+        "--weight-dtype",
+        choices=WEIGHT_DTYPES,
+        default="auto",
+        help="weight precision (default auto: as the checkpoint ships, from its "
+        "quantization_config, else bf16)",
+    )
     parser.add_argument(
         "--gpu-util",
         type=float,

@@ -8,7 +8,9 @@ from .architecture import build_layers, decoder_dims
 from .config import Keys, reject_non_decoders, unwrap
 from .errors import ConfigError, SizingError, UnsupportedArchitectureError
 from .limits import context_limit, stated_positions
+from .linears import linear_inventory
 from .params import count_params
+from .precision import read_quantization
 from .spec import ModelSpec
 
 
@@ -60,6 +62,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
             "layers (vLLM drops the key for this reason)."
         )
     quant = _quant_method(wrapper, keys)
+    qc = wrapper.get("quantization_config") or keys.raw("quantization_config")
     limit = context_limit(keys)
     return ModelSpec(
         name=name or _default_name(wrapper, keys),
@@ -76,6 +79,8 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         notes=tuple(notes),
         context_limit=limit.tokens,
         context_limit_source=limit.source,
+        linears=tuple(linear_inventory(keys, dims, layers)) if qc else (),
+        quant=read_quantization(qc) if qc else None,
     )
 
 

@@ -17,6 +17,8 @@ class SizingResult:
     params_exact: bool
     weights_bytes: int
     weights_bytes_per_gpu: int
+    weights_precision: str  # bf16, fp8, mxfp4, ...: what weights_bytes is sized in
+    weights_precision_source: str  # e.g. "fp8 as shipped, from quantization_config (...)"
     kv_bytes_per_token: int
     kv_bytes_per_token_beyond_window: int
     max_window: int | None

@@ -37,7 +37,7 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
     )
     groups = layer_groups(spec, kv_bytes, tp)
     smallest = min_gpus(spec, req, gpu, context)
-    notes = _notes(spec, req, gpu, tp, context, whole)
+    notes = _notes(spec, req, gpu, tp, context, whole, rep)
     if smallest is None:
         notes.append(
             f"min_gpus is null: no legal tp of one replica holds {req.concurrency:,} sequences "
@@ -54,6 +54,8 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         params_exact=spec.params.exact,
         weights_bytes=rep.weights,
         weights_bytes_per_gpu=rep.weights_per_gpu,
+        weights_precision=rep.plan.precision,
+        weights_precision_source=rep.plan.source,
         kv_bytes_per_token=whole.per_token,
         kv_bytes_per_token_beyond_window=whole.full,
         max_window=whole.max_window,
@@ -103,7 +105,7 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         layers=[{k: v for k, v in g.items() if k != "formula"} for g in groups],
         formula=_formula(groups, whole.per_token, context, whole, kv_bytes),
         notes=notes,
-        time=estimate(spec, req, gpu, tp, context, rep.weights, rep.profile, per_replica, replicas),
+        time=estimate(spec, req, gpu, tp, context, rep, per_replica, replicas),
     )
 
 
@@ -114,6 +116,36 @@ def _cap_context(pool: int | None, limit: int | None) -> tuple[int | None, str |
     if pool is None:
         return None, None
     return pool, "the KV pool"
+
+
+def _weights_note(spec: ModelSpec, req: SizingRequest, rep: Replica) -> str:
+    plan = rep.plan
+    quant = spec.quant
+    if quant is not None and plan.precision == quant.family:
+        kept = (
+            "only the MoE experts are quantised; attention, router, embeddings and LM head stay "
+            "bf16"
+            if quant.only_kinds
+            else (
+                "the modules the config lists as unquantised stay bf16"
+                if quant.skip or quant.layer_schemes
+                else "embeddings, LM head, norms and router stay bf16, as the engines keep them"
+            )
+        )
+        return f"Weights: {plan.source}: {kept}; override with weight_dtype."
+    if req.weight_dtype == "auto":
+        return f"Weights: {plan.source}; pass weight_dtype to size another precision."
+    if req.weight_dtype == "int4":
+        return (
+            "Weights: int4 as asked: 0.5 B per parameter plus one fp16 scale per group of 128 "
+            "(33/64 B per parameter); the embedding and output head stay bf16."
+        )
+    if req.weight_dtype in ("fp8", "int8"):
+        return (
+            f"Weights: {req.weight_dtype} as asked: 1 B per parameter (scales, <0.1%, not "
+            "counted); the embedding and output head stay bf16."
+        )
+    return f"Weights: {plan.source}."
 
 
 def _kv_reason(
@@ -166,9 +198,16 @@ def _formula(
 
 
 def _notes(
-    spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int, context: int, whole: CacheProfile
+    spec: ModelSpec,
+    req: SizingRequest,
+    gpu: GPU,
+    tp: int,
+    context: int,
+    whole: CacheProfile,
+    rep: Replica,
 ) -> list[str]:
     notes = list(spec.notes)
+    notes.append(_weights_note(spec, req, rep))
     if whole.windowed:
         notes.append(
             "Window/chunk layers are counted at min(context, window) tokens. Engines differ at "
@@ -200,22 +239,6 @@ def _notes(
                 "fp8 on this MLA model stores one byte per latent element with per-tensor scales "
                 "(vLLM keeps the 656-byte fp8_ds_mla layout for sparse-attention models)."
             )
-    if spec.quantization and req.weight_dtype in ("bf16", "fp16"):
-        notes.append(
-            f"The checkpoint ships quantised ({spec.quantization}); weights are sized in "
-            f"{req.weight_dtype} as asked. Pass weight_dtype=fp8 or int4 to size it closer to "
-            "the shipped files."
-        )
-    if req.weight_dtype == "int4":
-        notes.append(
-            "int4 weights: 0.5 B per parameter plus one fp16 scale per group of 128 "
-            "(33/64 B per parameter); the embedding and output head stay bf16."
-        )
-    elif req.weight_dtype in ("fp8", "int8"):
-        notes.append(
-            f"{req.weight_dtype} weights: 1 B per parameter (per-tensor/per-block scales are "
-            "<0.1% and not counted); the embedding and output head stay bf16."
-        )
     kv_heads = {
         c.attention.num_kv_heads
         for c in spec.classes

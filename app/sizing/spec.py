@@ -9,6 +9,7 @@ per-sequence linear-attention / Mamba state), both (Falcon-H1 runs them in paral
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 FULL = "full_attention"
 SLIDING = "sliding_attention"
@@ -134,6 +135,10 @@ class ModelSpec:
     # The longest context the model states (limits.py); None → max_position_embeddings.
     context_limit: int | None = None
     context_limit_source: str = "max_position_embeddings"
+    # The matrices (linears.Linear) and the checkpoint's quantisation (precision.Quantization),
+    # for weight bytes as shipped; empty/None for a spec built by hand.
+    linears: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+    quant: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.classes:

@@ -55,7 +55,7 @@ DEFAULTS: dict[str, str] = {
     "context": "32768",
     "concurrency": "8",
     "kv_dtype": "bf16",
-    "weight_dtype": "bf16",
+    "weight_dtype": "auto",
     "gpu_util": str(DEFAULT_GPU_UTIL),
     "reserve": "5",
     "kv_budget": "",
@@ -188,7 +188,7 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
         except SizingError as error:
             errors[sources.get(key, key)] = error.message
     out["kv_dtype"] = values["kv_dtype"] or "bf16"
-    out["weight_dtype"] = values["weight_dtype"] or "bf16"
+    out["weight_dtype"] = values["weight_dtype"] or "auto"
     if values["gpu_util"]:
         try:
             out["gpu_util"] = float(values["gpu_util"])

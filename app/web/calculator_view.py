@@ -168,7 +168,8 @@ def stats(r: dict[str, Any]) -> list[Stat]:
             "weights_bytes",
             "Weights",
             fmt.size(r["weights_bytes"]),
-            f"{fmt.size(r['weights_bytes_per_gpu'])} per GPU, {inputs['weight_dtype']}",
+            f"{fmt.size(r['weights_bytes_per_gpu'])} per GPU, {r['weights_precision']}"
+            + (" as shipped" if inputs["weight_dtype"] == "auto" else ""),
         ),
         Stat(
             "kv_capacity_tokens",

@@ -184,6 +184,8 @@ def test_every_number_is_an_int():
             "time",  # estimates in ms and tokens/s, not byte counts
             "max_context_limited_by",
             "context_limit_source",
+            "weights_precision",
+            "weights_precision_source",
         ):
             continue
         assert value is None or isinstance(value, bool | int), key

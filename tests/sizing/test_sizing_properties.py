@@ -96,8 +96,10 @@ def test_tp_never_increases_per_gpu_bytes(model, tp, context):
 def test_fp8_never_larger_than_bf16(model, context):
     spec = load_preset(model)
     context = _within(spec, context)
-    bf16 = size(spec, SizingRequest(gpu="B300", context=context))
+    bf16 = size(spec, SizingRequest(gpu="B300", context=context, weight_dtype="bf16"))
     fp8 = size(spec, SizingRequest(gpu="B300", context=context, kv_dtype="fp8", weight_dtype="fp8"))
+    shipped = size(spec, SizingRequest(gpu="B300", context=context))
+    assert shipped.weights_bytes <= bf16.weights_bytes  # as shipped is never wider than bf16
     assert fp8.kv_bytes_per_token <= bf16.kv_bytes_per_token
     assert fp8.kv_bytes_per_sequence <= bf16.kv_bytes_per_sequence
     assert fp8.weights_bytes <= bf16.weights_bytes
