@@ -105,7 +105,7 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         layers=[{k: v for k, v in g.items() if k != "formula"} for g in groups],
         formula=_formula(groups, whole.per_token, context, whole, kv_bytes),
         notes=notes,
-        time=estimate(spec, req, gpu, tp, context, rep.weights, rep.profile, per_replica, replicas),
+        time=estimate(spec, req, gpu, tp, context, rep, per_replica, replicas),
     )
 
 

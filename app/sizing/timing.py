@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .capacity import Replica, resolve
 from .gpu_perf import dense_tflops, interconnect, missing_figures
 from .gpus import GPU
 from .kv import CacheProfile
@@ -67,8 +68,7 @@ def estimate(
     gpu: GPU,
     tp: int,
     context: int,
-    weights_bytes: int,
-    cache: CacheProfile,
+    rep: Replica,
     sequences_per_replica: int,
     replicas: int,
 ) -> dict[str, Any]:
@@ -88,7 +88,7 @@ def estimate(
     if reason is not None:
         out["reason"] = reason
         return out
-    model = step_model(spec, gpu, tp, weights_bytes, cache, req.weight_dtype, profile.name)
+    model = step_model(spec, gpu, tp, rep.weights, rep.profile, rep.plan.precision, profile.name)
     wanted = -(-req.concurrency // replicas)
     batch = min(wanted, sequences_per_replica)
     parts = model.decode(batch, context)
@@ -209,3 +209,13 @@ def _slo(model: StepModel, slo_ms: float, context: int, fit: int, replicas: int)
         "tokens_per_s_total": round(lo / step * replicas, 1),
         "limited_by": "kv_capacity" if lo == top else "tpot",
     }
+
+
+def model_for(spec: ModelSpec, req: SizingRequest) -> StepModel | None:
+    """The step model of a request's replica (for curves over batch), or None when the GPU's
+    figures are unsourced."""
+    gpu, tp, _ = resolve(spec, req)
+    if missing_figures(gpu, tp) is not None:
+        return None
+    rep = Replica(spec, req, gpu, tp)
+    return step_model(spec, gpu, tp, rep.weights, rep.profile, rep.plan.precision, req.perf_profile)

@@ -21,7 +21,7 @@ def post(client: TestClient, body: Any) -> Any:
 def test_flagship_time_fields(sqlite_client: TestClient) -> None:
     body = {
         **FLAGSHIP,
-        "concurrency": 86,
+        "concurrency": 85,
         "prompt_tokens": 4096,
         "output_tokens": 500,
         "tpot_slo_ms": 50,
@@ -35,7 +35,7 @@ def test_flagship_time_fields(sqlite_client: TestClient) -> None:
     t = data["time"]
     assert t["bound"] == "kv_capacity" and t["profile"] == "engine"
     assert t["prompt_tokens"] == 4096 and t["request_ms"] > t["ttft_ms"]
-    assert t["slo"]["max_batch"] == 86 and t["slo"]["limited_by"] == "kv_capacity"
+    assert t["slo"]["max_batch"] == 85 and t["slo"]["limited_by"] == "kv_capacity"
     assert t["cost_per_million_output_tokens_usd"] > 0
     fp8 = next(r for r in data["remedies"] if r["id"] == "fp8_kv")
     assert fp8["result"]["tpot_ms"] < t["tpot_ms"]
