@@ -60,7 +60,7 @@ class SizingRequestBody(BaseModel):
         ge=1,
         le=MAX_CONTEXT,
         description="Context length per sequence, in tokens (prompt + output; vLLM's "
-        "--max-model-len). Null: the model's max_position_embeddings.",
+        "--max-model-len). Null: the model's limit (`context_limit`); longer is a 422.",
     )
     concurrency: StrictInt = Field(
         1,
@@ -123,12 +123,21 @@ class LayerGroup(BaseModel):
     constant_bytes_per_layer_per_gpu: int = Field(description="The same, per GPU under tp.")
 
 
+CUDA_TOTAL = (
+    "The total memory CUDA reports to a process (torch.cuda.mem_get_info), in bytes: the base "
+    "vLLM multiplies by gpu_memory_utilization, and the base every capacity here starts from."
+)
+
+
 class GPUSummary(BaseModel):
     id: str
     name: str
-    memory_bytes: int = Field(description="Memory the driver reports, in bytes.")
-    memory_is_estimate: bool
+    memory_bytes: int = Field(description=CUDA_TOTAL)
+    memory_is_estimate: bool = Field(description="True when memory_bytes is derived, not reported.")
     marketed_memory: str = Field(description='The nominal figure, e.g. "80 GB HBM3".')
+    cuda_total_bytes: int = Field(description="The same as memory_bytes, named for what it is.")
+    nvidia_smi_bytes: int = Field(description="memory.total as nvidia-smi (rocm-smi) prints it.")
+    memory_source: str = Field(description="Where memory_bytes comes from.")
 
 
 class ResolvedInputs(BaseModel):
@@ -166,16 +175,26 @@ class SizingResponse(BaseModel):
     kv_bytes_per_token_per_gpu: int
     kv_bytes_per_sequence_per_gpu: int
     state_bytes_per_sequence_per_gpu: int
-    usable_bytes_per_gpu: int = Field(description="ceil(reported bytes × gpu_util).")
+    usable_bytes_per_gpu: int = Field(description="ceil(CUDA total × gpu_util).")
     reserve_bytes_per_gpu: int
     kv_budget_bytes_per_gpu: int = Field(description="Bytes per GPU left for the KV cache.")
     kv_capacity_tokens: int | None = Field(description="Tokens one replica's KV pool holds.")
     sequences_per_replica: int = Field(description="Whole sequences of `context` per replica.")
     max_concurrency: int = Field(description="Sequences of `context` tokens, all replicas.")
     max_context: int | None = Field(
-        description="Longest context in tokens at which `concurrency` sequences fit; null when "
-        "unbounded (every layer windowed)."
+        description="Longest context in tokens at which `concurrency` sequences fit, never "
+        "beyond the model's `context_limit`; null only when neither memory nor the config "
+        "bounds it (every layer windowed and no stated limit)."
     )
+    max_context_limited_by: str | None = Field(
+        description='What binds max_context: "the model\'s 131,072" or "the KV pool".'
+    )
+    context_limit: int | None = Field(
+        description="The longest context the model states, in tokens: max_position_embeddings, "
+        "raised by YaRN rope scaling (factor × original_max_position_embeddings). A longer "
+        "`context` is a 422."
+    )
+    context_limit_source: str = Field(description="Which config key states context_limit.")
     min_gpus: int | None = Field(
         description="Smallest legal tp whose one replica fits the load; null when none does."
     )
@@ -205,6 +224,9 @@ class ModelPreset(BaseModel):
     params_total: int
     params_active: int
     max_position_embeddings: int | None = Field(description="Tokens.")
+    context_limit: int | None = Field(
+        description="The longest context the model states, in tokens (YaRN scaling included)."
+    )
     kv_bytes_per_token: int = Field(description="Bytes per token in bf16, all layers.")
     source_url: str = Field(description="Where the config.json was copied from.")
     source_repo: str
@@ -217,13 +239,16 @@ class GPUInfo(BaseModel):
     id: str = Field(description="The id to pass as `gpu`.")
     name: str
     vendor: str
-    memory_bytes: int = Field(description="Memory the driver reports, in bytes.")
-    marketed_memory: str
+    memory_bytes: int = Field(description=CUDA_TOTAL)
+    cuda_total_bytes: int = Field(description="The same as memory_bytes, named for what it is.")
+    marketed_memory: str = Field(description='The nominal figure, e.g. "80 GB HBM3".')
+    nvidia_smi_bytes: int = Field(description="memory.total as nvidia-smi (rocm-smi) prints it.")
+    nvidia_smi_source: str = Field(description="Where nvidia_smi_bytes comes from.")
     hbm_bandwidth_bytes_per_s: int | None = Field(description="Peak HBM bandwidth, bytes/s.")
     dense_bf16_tflops: float | None
     dense_fp8_tflops: float | None
-    memory_source: str = Field(description="Where the memory figure comes from.")
-    memory_is_estimate: bool
+    memory_source: str = Field(description="Where memory_bytes comes from.")
+    memory_is_estimate: bool = Field(description="True when memory_bytes is derived, not reported.")
     spec_source: str
 
 

@@ -1,6 +1,6 @@
 """``size``: weights, KV per GPU and capacity on a GPU type, per DESIGN.md "Sizing semantics".
 
-Per GPU: usable = ceil(reported memory × gpu_util) (vLLM ``request_memory``,
+Per GPU: usable = ceil(CUDA total × gpu_util) (vLLM ``request_memory``,
 vllm/v1/worker/utils.py); KV budget = usable − weights/tp − reserve, or the explicit
 ``kv_budget_bytes`` (vLLM ``--kv-cache-memory``). A replica is ``tp`` GPUs; replicas = gpus // tp.
 """
@@ -11,7 +11,7 @@ import math
 from fractions import Fraction
 
 from .dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
-from .errors import IllegalTPError, SizingError
+from .errors import ContextLimitError, IllegalTPError, SizingError
 from .gpus import GPU, get_gpu
 from .kv import CacheProfile, profile
 from .request import MAX_GPUS, SizingRequest
@@ -141,10 +141,17 @@ def resolve(spec: ModelSpec, req: SizingRequest) -> tuple[GPU, int, int]:
             f"GPUs: {', '.join(map(str, legal)) or 'none'}.",
             field="tp",
         )
-    context = req.context if req.context is not None else spec.max_position_embeddings
+    limit = spec.context_limit
+    context = req.context if req.context is not None else limit
     if context is None:
         raise SizingError(
             "the config states no max_position_embeddings; give a context length",
+            field="context",
+        )
+    if limit is not None and context > limit:
+        raise ContextLimitError(
+            f"{context:,} tokens is beyond the model's limit of {limit:,} "
+            f"({spec.context_limit_source}); vLLM refuses a --max-model-len above it too",
             field="context",
         )
     return gpu, tp, context
@@ -157,7 +164,7 @@ def weights_reason(rep: Replica, gpu: GPU, req: SizingRequest) -> str | None:
         return (
             f"weights ({fmt_bytes(rep.weights_per_gpu)} per GPU) plus the explicit KV budget "
             f"({fmt_bytes(req.kv_budget_bytes)}) exceed the {fmt_bytes(gpu.memory_bytes)} the "
-            "GPU reports"
+            "CUDA total"
         )
     if rep.weights_per_gpu > rep.usable:
         return (

@@ -72,7 +72,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--context",
         type=int,
         default=None,
-        help="tokens per sequence (default: the model's max_position_embeddings)",
+        help="tokens per sequence (default: the model's limit, max_position_embeddings or its YaRN extension; longer is an error)",
     )
     parser.add_argument("--concurrency", type=int, default=1, help="sequences at once (default 1)")
     parser.add_argument("--kv-dtype", choices=sorted(KV_DTYPE_BYTES), default="bf16")

@@ -39,7 +39,7 @@ class SizingRequest:
     gpu: str = "H100-SXM"
     gpus: int = 1
     tp: int | None = None  # None → all GPUs in one replica
-    context: int | None = None  # None → the model's max_position_embeddings
+    context: int | None = None  # None → the model's context_limit
     concurrency: int = 1
     kv_dtype: str = "bf16"  # bf16 | fp16 | fp8 (fp8 on sparse-attention MLA = fp8_ds_mla)
     weight_dtype: str = "bf16"  # bf16 | fp16 | fp8 | int8 | int4

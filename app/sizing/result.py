@@ -32,6 +32,9 @@ class SizingResult:
     sequences_per_replica: int
     max_concurrency: int
     max_context: int | None
+    max_context_limited_by: str | None  # "the model's 131,072" or "the KV pool"
+    context_limit: int | None  # the longest context the model states
+    context_limit_source: str  # which config key (or rope scaling) states it
     min_gpus: int | None
     tp: int
     tp_degrees: list[int]

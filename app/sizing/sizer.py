@@ -28,7 +28,8 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
     per_token_gpu = rep.profile.per_token
     seq_gpu = rep.profile.bytes_at(context)
     need_per_replica = -(-req.concurrency // replicas)
-    max_context = rep.profile.max_context(budget, need_per_replica) if budget > 0 else 0
+    pool_context = rep.profile.max_context(budget, need_per_replica) if budget > 0 else 0
+    max_context, limited_by = _cap_context(pool_context, spec.context_limit)
     fits = rep.fits_weights and max_concurrency >= req.concurrency
     reason = weights_reason(rep, gpu, req) or _kv_reason(
         fits, context, seq_gpu, budget, per_replica, replicas, req.concurrency
@@ -41,12 +42,6 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
             f"min_gpus is null: no legal tp of one replica holds {req.concurrency:,} sequences "
             f"of {context:,} tokens on {gpu.id} (per-GPU KV stops shrinking once tp passes the "
             "KV heads, and never shrinks for MLA); add replicas, shorten the context or use fp8."
-        )
-    top = spec.max_position_embeddings
-    if max_context and top and max_context > top:
-        notes.append(
-            f"max_context is memory-bound: {max_context:,} tokens fit, but the model's "
-            f"max_position_embeddings is {top:,}."
         )
     return SizingResult(
         model=spec.name,
@@ -73,6 +68,9 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         sequences_per_replica=per_replica,
         max_concurrency=max_concurrency,
         max_context=max_context,
+        max_context_limited_by=limited_by,
+        context_limit=spec.context_limit,
+        context_limit_source=spec.context_limit_source,
         min_gpus=smallest,
         tp=tp,
         tp_degrees=legal_tp_degrees(spec, req.gpus),
@@ -85,6 +83,9 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
             "memory_bytes": gpu.memory_bytes,
             "memory_is_estimate": gpu.memory_is_estimate,
             "marketed_memory": gpu.marketed_memory,
+            "cuda_total_bytes": gpu.memory_bytes,
+            "nvidia_smi_bytes": gpu.nvidia_smi_bytes,
+            "memory_source": gpu.memory_source,
         },
         inputs={
             "gpu": gpu.id,
@@ -102,6 +103,15 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         formula=_formula(groups, whole.per_token, context, whole, kv_bytes),
         notes=notes,
     )
+
+
+def _cap_context(pool: int | None, limit: int | None) -> tuple[int | None, str | None]:
+    """max_context never exceeds the model's limit; say which of the two binds."""
+    if limit is not None and (pool is None or pool >= limit):
+        return limit, f"the model's {limit:,}"
+    if pool is None:
+        return None, None
+    return pool, "the KV pool"
 
 
 def _kv_reason(
@@ -216,11 +226,6 @@ def _notes(
         )
     if spec.is_mla and tp > 1:
         notes.append("The MLA latent is replicated on every TP rank: per-GPU KV does not shrink.")
-    if spec.max_position_embeddings and context > spec.max_position_embeddings:
-        notes.append(
-            f"context {context:,} exceeds the model's max_position_embeddings "
-            f"({spec.max_position_embeddings:,})."
-        )
     idle = req.gpus % tp
     if idle:
         notes.append(

@@ -128,10 +128,15 @@ class ModelSpec:
     quantization: str | None = None  # quant_method the checkpoint ships with, if any
     notes: tuple[str, ...] = field(default=())
     classes: tuple[LayerClass, ...] = field(default=(), compare=False)
+    # The longest context the model states (limits.py); None → max_position_embeddings.
+    context_limit: int | None = None
+    context_limit_source: str = "max_position_embeddings"
 
     def __post_init__(self) -> None:
         if not self.classes:
             object.__setattr__(self, "classes", classify(self.layers))
+        if self.context_limit is None:
+            object.__setattr__(self, "context_limit", self.max_position_embeddings)
 
     @property
     def is_mla(self) -> bool:
