@@ -15,7 +15,14 @@ from .errors import (
 )
 from .gpus import GPU, GPUS, get_gpu
 from .parse import parse_config
-from .presets import Preset, list_presets, load_preset, load_preset_config
+from .presets import (
+    Preset,
+    find_preset_id,
+    list_presets,
+    load_preset,
+    load_preset_config,
+    suggest_presets,
+)
 from .remedies import Remedy, remedies
 from .report import format_report
 from .request import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES, SizingRequest
@@ -43,6 +50,7 @@ __all__ = [
     "UnknownGPUError",
     "UnknownModelError",
     "UnsupportedArchitectureError",
+    "find_preset_id",
     "format_report",
     "get_gpu",
     "legal_tp_degrees",
@@ -52,6 +60,7 @@ __all__ = [
     "parse_config",
     "remedies",
     "size",
+    "suggest_presets",
     "tp_violation",
     "weights_bytes",
 ]
