@@ -16,7 +16,14 @@ from .errors import (
 )
 from .gpus import GPU, GPUS, get_gpu
 from .parse import parse_config
-from .presets import Preset, list_presets, load_preset, load_preset_config
+from .presets import (
+    Preset,
+    find_preset_id,
+    list_presets,
+    load_preset,
+    load_preset_config,
+    suggest_presets,
+)
 from .remedies import Remedy, remedies
 from .report import format_report
 from .request import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES, SizingRequest
@@ -45,6 +52,7 @@ __all__ = [
     "UnknownGPUError",
     "UnknownModelError",
     "UnsupportedArchitectureError",
+    "find_preset_id",
     "format_report",
     "get_gpu",
     "legal_tp_degrees",
@@ -54,6 +62,7 @@ __all__ = [
     "parse_config",
     "remedies",
     "size",
+    "suggest_presets",
     "tp_violation",
     "weights_bytes",
 ]

@@ -36,7 +36,10 @@ class IllegalTPError(SizingError):
 
 
 class UnknownModelError(SizingError):
-    """No preset with that id (the message lists close matches)."""
+    """No preset with that id or name (the message lists close matches; `suggestions` holds
+    their ids)."""
+
+    suggestions: list[str] = []  # noqa: RUF012  (set per instance by the preset lookup)
 
 
 class UnknownGPUError(SizingError):

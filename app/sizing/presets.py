@@ -58,18 +58,49 @@ def _index() -> dict[str, dict[str, Any]]:
     return {entry["id"]: entry for entry in entries["presets"]}
 
 
+@cache
+def _by_name() -> dict[str, str]:
+    """Lower-cased display name → id: "Kimi K2 Instruct" names a preset as well as "kimi-k2"."""
+    return {" ".join(e["name"].lower().split()): e["id"] for e in _index().values()}
+
+
+def find_preset_id(text: str) -> str | None:
+    """The preset an id or a display name names (case-insensitive), or None."""
+    key = " ".join(text.strip().lower().split()) if isinstance(text, str) else ""
+    if key in _index():
+        return key
+    return _by_name().get(key)
+
+
+def suggest_presets(text: str, limit: int = 4) -> list[str]:
+    """Ids of the presets someone typing `text` most likely means: ids or names that start with
+    it or contain it first, then spelling neighbours."""
+    key = " ".join(text.strip().lower().split()) if isinstance(text, str) else ""
+    if not key:
+        return []
+    names = {e["id"]: " ".join(e["name"].lower().split()) for e in _index().values()}
+    starts = [i for i, name in names.items() if i.startswith(key) or name.startswith(key)]
+    contains = [i for i, name in names.items() if i not in starts and (key in i or key in name)]
+    close_ids = difflib.get_close_matches(key, list(names), n=limit, cutoff=0.5)
+    close_names = difflib.get_close_matches(key, list(_by_name()), n=limit, cutoff=0.5)
+    close = close_ids + [_by_name()[name] for name in close_names]
+    ordered = list(dict.fromkeys([*starts, *contains, *close]))
+    return ordered[:limit]
+
+
 def _entry(model_id: str) -> dict[str, Any]:
-    key = model_id.strip().lower() if isinstance(model_id, str) else ""
-    entry = _index().get(key)
-    if entry is None:
-        close = difflib.get_close_matches(key, list(_index()), n=4, cutoff=0.5)
+    found = find_preset_id(model_id)
+    if found is None:
+        close = suggest_presets(model_id if isinstance(model_id, str) else "")
         hint = f" Close matches: {', '.join(close)}." if close else ""
-        raise UnknownModelError(
-            f"no preset {model_id!r}.{hint} Use a preset id from /api/v1/models or pass a "
-            "config.json.",
+        error = UnknownModelError(
+            f"no preset {model_id!r}.{hint} Use a preset id or name from /api/v1/models or "
+            "pass a config.json.",
             field="model",
         )
-    return entry
+        error.suggestions = close
+        raise error
+    return _index()[found]
 
 
 def load_preset_config(model_id: str) -> dict[str, Any]:

@@ -87,10 +87,22 @@ def page_title(view: SizingView | None) -> str:
     return f"{r['model']} on {r['inputs']['gpus']} × {r['gpu']['id']} · KV calculator · Prefill"
 
 
+LIVE_HEADER = "x-calc-live"  # set by calculator.js on updates made while typing
+# Only the field hints change (out of band); the results shown stay the last good ones.
+LIVE_HINT_HEADERS = {"hx-reswap": "none", "hx-push-url": "false"}
+
+
+def is_live_update(request: Request) -> bool:
+    """An update sent while the person types (not a submitted form): unfinished input is
+    normal there, so it answers 200 with hints and leaves the last good result in place."""
+    return is_htmx(request) and request.headers.get(LIVE_HEADER) == "1"
+
+
 def render_calculator(request: Request, templates: Templates, form: CalcForm) -> Response:
     # Opening the config tab is not an error: there is simply nothing to size yet.
     awaiting = form.source == "config" and not form.config_text.strip() and request.method == "GET"
     view = None if awaiting else build_view(prepare(form))
+    live_hint = view is None and not awaiting and is_live_update(request)
     values = {
         **shared_values(),
         "form": form,
@@ -98,16 +110,19 @@ def render_calculator(request: Request, templates: Templates, form: CalcForm) ->
         "awaiting_config": awaiting,
         "is_fragment": is_htmx(request),
         "page_title": page_title(view),
+        "live_hint": live_hint,
     }
     headers = {}
     if form.source == "config" and is_htmx(request):
         headers["hx-push-url"] = "false"  # the config is not in any URL
+    if live_hint:
+        headers.update(LIVE_HINT_HEADERS)
     return templates.page(
         request,
         "calculator.html",
         values,
         fragment="partials/calculator_results.html",
-        status_code=200 if view is not None or awaiting else 422,
+        status_code=200 if view is not None or awaiting or live_hint else 422,
         headers=headers,
     )
 
@@ -116,7 +131,9 @@ def render_calculator(request: Request, templates: Templates, form: CalcForm) ->
 async def calculator(request: Request, templates: Templates) -> Response:
     form = read_form(request.query_params)
     return await conditional_async(
-        request, ["calculator"], lambda: render_calculator(request, templates, form)
+        request,
+        ["calculator", is_live_update(request)],
+        lambda: render_calculator(request, templates, form),
     )
 
 
@@ -155,15 +172,17 @@ async def compare(request: Request, templates: Templates) -> Response:
         "compare": result,
         "is_fragment": is_htmx(request),
     }
+    live_hint = not result.ok and is_live_update(request)
     return await conditional_async(
         request,
-        ["compare"],
+        ["compare", live_hint],
         lambda: templates.page(
             request,
             "calculator_compare.html",
             values,
             fragment="partials/calculator_compare_results.html",
-            status_code=200 if result.ok else 422,
+            status_code=200 if result.ok or live_hint else 422,
+            headers=LIVE_HINT_HEADERS if live_hint else None,
         ),
     )
 
@@ -183,10 +202,12 @@ def embed(request: Request, templates: Templates) -> Response:
         return RedirectResponse("/calculator?" + form.query(), 303)
     uid = request.query_params.get("uid", "")
     values = {**embed_values(form, uid if _UID.match(uid) else "embed"), "is_fragment": True}
+    live_hint = values["view"] is None and is_live_update(request)
     return templates.page(
         request,
         "partials/calculator_embed_results.html",
         values,
         fragment="partials/calculator_embed_results.html",
-        status_code=200 if values["view"] is not None else 422,
+        status_code=200 if values["view"] is not None or live_hint else 422,
+        headers=LIVE_HINT_HEADERS if live_hint else None,
     )

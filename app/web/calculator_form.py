@@ -20,6 +20,8 @@ from app.sizing import (
     ModelSpec,
     SizingError,
     SizingRequest,
+    UnknownModelError,
+    find_preset_id,
     load_preset,
     parse_config,
 )
@@ -81,6 +83,7 @@ class CalcForm:
     config_text: str = ""
     config_name: str = ""  # a pasted config's display name (like the text, never in a URL)
     errors: dict[str, str] = field(default_factory=dict)
+    suggestions: list[str] = field(default_factory=list)  # preset ids for an unknown model
 
     def query(self, *, source: str | None = None, **overrides: str) -> str:
         """The canonical query string of a state (config text is never in a URL). Blank fields
@@ -251,8 +254,12 @@ def prepare(form: CalcForm) -> Prepared:
         if form.source == "config":
             spec = load_config_text(form.config_text, form.config_name)
         else:
-            form.values["model"] = form.values["model"] or DEFAULTS["model"]
-            spec = load_preset(form.values["model"])
+            typed = form.values["model"] or DEFAULTS["model"]
+            spec = load_preset(typed)
+            form.values["model"] = find_preset_id(typed) or typed  # a name → its id: one URL
+    except UnknownModelError as error:
+        form.suggestions = list(error.suggestions)
+        errors["model"] = f"No preset called “{form.values['model']}”."
     except SizingError as error:
         errors["config" if form.source == "config" else "model"] = error.message
     kwargs = request_kwargs(form.values, errors)

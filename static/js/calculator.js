@@ -18,6 +18,31 @@
     );
   }
 
+  // Updates sent while someone types say so: the server then answers unfinished input with a
+  // hint (200) and leaves the last good result on screen, instead of an error.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var form = event.detail.elt;
+    var trigger = event.detail.triggeringEvent;
+    if (!form.matches || !form.matches(".calc-form, .compare-form, .embed-form")) return;
+    if (trigger && trigger.type !== "submit") event.detail.headers["X-Calc-Live"] = "1";
+  });
+
+  // A pasted config.json is never part of a URL; keep it in this tab so a reload keeps it.
+  var CONFIG_KEY = "prefill:calculator-config";
+  document.addEventListener("input", function (event) {
+    if (event.target.id !== "calc-config") return;
+    try { sessionStorage.setItem(CONFIG_KEY, event.target.value); } catch (e) { /* storage off */ }
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    var area = document.getElementById("calc-config");
+    if (!area || area.value.trim()) return;
+    var saved = null;
+    try { saved = sessionStorage.getItem(CONFIG_KEY); } catch (e) { return; }
+    if (!saved) return;
+    area.value = saved;
+    area.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+
   document.addEventListener("click", function (event) {
     var button = event.target.closest("[data-copy], [data-copy-url]");
     if (!button) return;
