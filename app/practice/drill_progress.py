@@ -82,9 +82,11 @@ def record_answer(
             created_at=now,
         )
         .on_conflict_do_nothing(index_elements=["user_id", "skill", "seed"])
+        .returning(DrillAttempt.id)
     )
+    inserted = result.scalar_one_or_none() is not None  # rowcount is unreliable on PostgreSQL
     record_active_day(db, user, now)
-    if not result.rowcount:
+    if not inserted:
         return False
     _schedule(db, user, skill, VERDICT_RATING[verdict], now)
     return True
