@@ -128,4 +128,4 @@ def test_member_accuracy_streak_and_review_queue(client: TestClient, app) -> Non
 
 def test_sitemap_lists_drills(client: TestClient) -> None:
     sitemap = client.get("/sitemap.xml").text
-    assert "/drills</loc>" in sitemap and "/drills/kv-per-sequence</loc>" in sitemap
+    assert "/drills</loc>" in sitemap and "/drills/kv-per-sequence" not in sitemap
