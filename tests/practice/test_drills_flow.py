@@ -147,3 +147,15 @@ def test_drills_are_in_the_export_and_go_with_the_account(client: TestClient, ap
     )
     assert deleted.status_code == 303
     assert count(app, DrillAttempt) == 0 and count(app, DrillReviewCard) == 0
+
+
+def test_advanced_variant_shows_the_model_name_only(client: TestClient) -> None:
+    seed = llama_seed()
+    plain = client.get(f"/drills/{SKILL}?seed={seed}").text
+    advanced = client.get(f"/drills/{SKILL}?seed={seed}&advanced=1").text
+    assert "<code>num_key_value_heads</code>" in plain
+    assert "<code>num_key_value_heads</code>" not in advanced
+    assert "Llama 3.1 8B" in advanced and "<code>kv_dtype_bytes</code>" in advanced
+    assert 'name="advanced" value="true"' in advanced
+    nxt = client.get(f"/drills/{SKILL}?advanced=1", follow_redirects=False)
+    assert nxt.headers["location"].endswith("&advanced=1")
