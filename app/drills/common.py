@@ -200,6 +200,19 @@ def model_inputs(spec: ModelSpec) -> dict[str, Any]:
     return out
 
 
+def shown(inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """The inputs as the page shows them: (name, value as written)."""
+    out = []
+    for key, value in inputs.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            out.append((key, f"{value:,}"))
+        elif isinstance(value, float):
+            out.append((key, f"{value:g}"))
+        else:
+            out.append((key, str(value)))
+    return out
+
+
 def gib(n: int | Fraction) -> str:
     return fmt_bytes(int(n), 2)
 
