@@ -135,6 +135,30 @@ def without_indexer(spec: ModelSpec) -> ModelSpec:
     return mutate_attention(spec, lambda a: replace(a, indexer_head_dim=None) if a.is_mla else a)
 
 
+# Every key ``model_inputs`` can give: the advanced variant of a drill hides these and shows
+# the model's name only (the candidate is expected to know or look up its config).
+CONFIG_FIELDS = frozenset(
+    {
+        "num_hidden_layers",
+        "num_attention_heads",
+        "num_key_value_heads",
+        "head_dim",
+        "v_head_dim",
+        "kv_lora_rank",
+        "qk_rope_head_dim",
+        "index_head_dim",
+        "sliding_window",
+        "attention_chunk_size",
+        "windowed_layers",
+        "swa_num_key_value_heads",
+        "swa_head_dim",
+        "swa_v_head_dim",
+        "kv_cache_layers",
+        "max_position_embeddings",
+    }
+)
+
+
 def model_inputs(spec: ModelSpec) -> dict[str, Any]:
     """The config fields a candidate needs, under their config.json names (as the core read
     them, transformers' defaults filled in)."""
@@ -173,6 +197,19 @@ def model_inputs(spec: ModelSpec) -> dict[str, Any]:
         out["kv_cache_layers"] = layers
     if spec.max_position_embeddings:
         out["max_position_embeddings"] = spec.max_position_embeddings
+    return out
+
+
+def shown(inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """The inputs as the page shows them: (name, value as written)."""
+    out = []
+    for key, value in inputs.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            out.append((key, f"{value:,}"))
+        elif isinstance(value, float):
+            out.append((key, f"{value:g}"))
+        else:
+            out.append((key, str(value)))
     return out
 
 

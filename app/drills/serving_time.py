@@ -173,7 +173,7 @@ def decode_step(rng: Random, seed: int) -> Drill:
         dimension=RATE if as_rate else SECONDS,
         per=None,
         inputs=inputs,
-        given=[("model", name), *_shown(inputs)],
+        given=[("model", name), *c.shown(inputs)],
         expected=expected,
         mistakes=c.distinct_mistakes(DECODE_TOLERANCE, expected, candidates),
         solution=steps,
@@ -181,20 +181,6 @@ def decode_step(rng: Random, seed: int) -> Drill:
         model=model,
         notes=[t["note"]],
     )
-
-
-def _shown(inputs: dict[str, object]) -> list[tuple[str, str]]:
-    return [
-        (
-            k,
-            f"{v:,}"
-            if isinstance(v, int) and not isinstance(v, bool)
-            else f"{v:g}"
-            if isinstance(v, float)
-            else str(v),
-        )
-        for k, v in inputs.items()
-    ]
 
 
 def prefill_time(rng: Random, seed: int) -> Drill:
@@ -279,7 +265,7 @@ def prefill_time(rng: Random, seed: int) -> Drill:
         dimension=SECONDS,
         per=None,
         inputs=inputs,
-        given=[("model", name), *_shown(inputs)],
+        given=[("model", name), *c.shown(inputs)],
         expected=ttft,
         mistakes=c.distinct_mistakes(PREFILL_TOLERANCE, ttft, candidates),
         solution=steps,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from random import Random
 
-from . import capacity, memory, network, serving_time
+from . import capacity, gpu_count, memory, network, serving_time, weights
 from .common import IllPosed
 from .model import EXACT, EXACT_COUNT, EXACT_LIST, Drill, Skill
 
@@ -35,8 +35,8 @@ SKILLS: dict[str, Skill] = {
             "weight-memory",
             "Weight memory at a precision",
             "Weights in bf16, fp8, int4 or as the checkpoint ships, in total or per GPU.",
-            memory.WEIGHT_TOLERANCE,
-            memory.weight_memory,
+            weights.WEIGHT_TOLERANCE,
+            weights.weight_memory,
             "memory",
         ),
         Skill(
@@ -60,7 +60,7 @@ SKILLS: dict[str, Skill] = {
             "Minimum GPUs",
             "The smallest legal TP replica that serves a load.",
             EXACT_LIST,
-            capacity.min_gpus,
+            gpu_count.min_gpus,
             "memory",
         ),
         Skill(
@@ -68,7 +68,7 @@ SKILLS: dict[str, Skill] = {
             "Legal TP degrees",
             "Which tensor-parallel degrees the heads allow.",
             EXACT_LIST,
-            capacity.tp_degrees,
+            gpu_count.tp_degrees,
             "memory",
         ),
         Skill(

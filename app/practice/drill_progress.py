@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from app.accounts import service as accounts
 from app.db.base import utcnow
 from app.db.models.accounts import User
 from app.db.models.drills import DrillAttempt, DrillReviewCard
@@ -82,9 +83,11 @@ def record_answer(
             created_at=now,
         )
         .on_conflict_do_nothing(index_elements=["user_id", "skill", "seed"])
+        .returning(DrillAttempt.id)
     )
+    inserted = result.scalar_one_or_none() is not None  # rowcount is unreliable on PostgreSQL
     record_active_day(db, user, now)
-    if not result.rowcount:
+    if not inserted:
         return False
     _schedule(db, user, skill, VERDICT_RATING[verdict], now)
     return True
@@ -165,3 +168,30 @@ def due_skills(
         )
         if card.skill in skills
     ]
+
+
+def export_drills(db: Session, user: User) -> dict[str, object]:
+    """The drills part of a member's data export (deletion cascades through foreign keys)."""
+    attempts = db.scalars(
+        select(DrillAttempt).where(DrillAttempt.user_id == user.id).order_by(DrillAttempt.id)
+    )
+    cards = db.scalars(select(DrillReviewCard).where(DrillReviewCard.user_id == user.id))
+    return {
+        "answers": [
+            {
+                "skill": a.skill,
+                "seed": a.seed,
+                "answer": a.answer,
+                "verdict": a.verdict,
+                "mistake": a.mistake,
+                "at": a.created_at.isoformat(),
+            }
+            for a in attempts
+        ],
+        "review_schedule": [
+            {"skill": c.skill, "due": c.due.isoformat(), "fsrs_card": c.card} for c in cards
+        ],
+    }
+
+
+accounts.EXPORT_PROVIDERS["drills"] = export_drills

@@ -29,6 +29,7 @@ from app.drills import (
     grade,
     mixed_pick,
 )
+from app.drills.common import CONFIG_FIELDS
 from app.practice import drill_progress
 from app.web.deps import Content, Templates
 
@@ -40,8 +41,12 @@ def _random_seed() -> int:
     return secrets.randbelow(MAX_SEED + 1)
 
 
-def drill_url(skill: str, seed: int, mixed: bool = False) -> str:
-    return f"/drills/{skill}?seed={seed}" + ("&mixed=1" if mixed else "")
+def drill_url(skill: str, seed: int, mixed: bool = False, advanced: bool = False) -> str:
+    return (
+        f"/drills/{skill}?seed={seed}"
+        + ("&mixed=1" if mixed else "")
+        + ("&advanced=1" if advanced else "")
+    )
 
 
 def _drill(skill: str, seed: int) -> Drill:
@@ -61,17 +66,30 @@ def index(request: Request, db: DbSession, viewer: CurrentViewer, templates: Tem
 
 
 @router.get("/drills/mixed")
-def mixed(seed: Annotated[int | None, Query(ge=0, le=MAX_SEED)] = None) -> Response:
+def mixed(
+    seed: Annotated[int | None, Query(ge=0, le=MAX_SEED)] = None, advanced: bool = False
+) -> Response:
     """A random skill; the drill's own URL keeps `mixed=1` so "next" stays mixed."""
     skill, inner = mixed_pick(_random_seed() if seed is None else seed)
-    return RedirectResponse(drill_url(skill, inner, mixed=True), 303)
+    return RedirectResponse(drill_url(skill, inner, mixed=True, advanced=advanced), 303)
 
 
-def _page_values(drill: Drill, content: Content, mixed: bool, **extra: Any) -> dict[str, Any]:
+def _page_values(
+    drill: Drill, content: Content, mixed: bool, advanced: bool, **extra: Any
+) -> dict[str, Any]:
     skill = get_skill(drill.skill)
     concept = content.concept_by_slug.get(drill.concept)
     next_url = "/drills/mixed" if mixed else f"/drills/{drill.skill}"
+    if advanced:
+        next_url += "?advanced=1"
+    has_config = any(label in CONFIG_FIELDS for label, _ in drill.given)
+    given = [(k, v) for k, v in drill.given if not (advanced and k in CONFIG_FIELDS)]
     return {
+        "given": given,
+        "advanced": advanced and has_config,
+        "has_config": has_config,
+        "simple_url": drill_url(drill.skill, drill.seed, mixed),
+        "advanced_url": drill_url(drill.skill, drill.seed, mixed, advanced=True),
         "drill": drill,
         "skill": skill,
         "concept": concept,
@@ -97,13 +115,17 @@ def drill_page(
     templates: Templates,
     seed: Annotated[int | None, Query(ge=0, le=MAX_SEED)] = None,
     mixed: bool = False,
+    advanced: bool = False,
 ) -> Response:
+    """`advanced=1` shows the model's name without its config fields."""
     if skill not in SKILLS:
         raise HTTPException(404, detail=UnknownSkill(skill).message)
     if seed is None:
-        return RedirectResponse(drill_url(skill, _random_seed(), mixed), 303)
+        return RedirectResponse(drill_url(skill, _random_seed(), mixed, advanced), 303)
     drill = _drill(skill, seed)
-    return templates.page(request, "drills/drill.html", _page_values(drill, content, mixed))
+    return templates.page(
+        request, "drills/drill.html", _page_values(drill, content, mixed, advanced)
+    )
 
 
 @router.post("/drills/{skill}/answer")
@@ -117,6 +139,7 @@ def answer(
     seed: Annotated[int, Form(ge=0, le=MAX_SEED)],
     answer: Annotated[str, Form(max_length=200)] = "",
     mixed: Annotated[bool, Form()] = False,
+    advanced: Annotated[bool, Form()] = False,
 ) -> Response:
     if skill not in SKILLS:
         raise HTTPException(404, detail=UnknownSkill(skill).message)
@@ -144,6 +167,7 @@ def answer(
         drill,
         content,
         mixed,
+        advanced,
         verdict=verdict,
         error=error,
         answer=answer,

@@ -8,7 +8,6 @@ from xml.sax.saxutils import escape
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 
-from app.drills import SKILLS
 from app.web.caching import conditional
 from app.web.deps import Content, base_url
 
@@ -33,8 +32,8 @@ def sitemap(request: Request, content: Content) -> Response:
     def render() -> Response:
         root = base_url(request)
         entries: list[tuple[str, date | None]] = [("/", None), ("/curriculum", None)]
+        # The drills index only: a drill's own page is one of endless seeds (noindex).
         entries += [("/calculator", None), ("/drills", None)]
-        entries += [(f"/drills/{skill}", None) for skill in SKILLS]
         entries += [(track.url, None) for track in content.tracks]
         entries += [(q.url, q.meta.updated) for q in content.questions]
         entries += [(c.url, c.meta.updated) for c in content.concepts]

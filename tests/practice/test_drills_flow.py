@@ -3,6 +3,7 @@ accuracy and streak per skill on /me and the weak skill in their reviews."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from sqlalchemy import func, select
@@ -10,7 +11,7 @@ from starlette.testclient import TestClient
 
 from app.db.models.drills import DrillAttempt, DrillReviewCard
 from app.drills import generate
-from tests.helpers import csrf_token, signup
+from tests.helpers import PASSWORD, csrf_token, post_form, signup
 
 SKILL = "kv-bytes-per-token"
 
@@ -128,4 +129,33 @@ def test_member_accuracy_streak_and_review_queue(client: TestClient, app) -> Non
 
 def test_sitemap_lists_drills(client: TestClient) -> None:
     sitemap = client.get("/sitemap.xml").text
-    assert "/drills</loc>" in sitemap and "/drills/kv-per-sequence</loc>" in sitemap
+    assert "/drills</loc>" in sitemap and "/drills/kv-per-sequence" not in sitemap
+
+
+def test_drills_are_in_the_export_and_go_with_the_account(client: TestClient, app) -> None:  # type: ignore[no-untyped-def]
+    signup(client)
+    seed = llama_seed()
+    answer(client, seed, "512 KiB")
+    data = json.loads(client.get("/account/export.json").text)
+    (row,) = data["drills"]["answers"]
+    assert row["skill"] == SKILL and row["seed"] == seed and row["mistake"] == "attention-heads"
+    assert data["drills"]["review_schedule"][0]["skill"] == SKILL
+    deleted = post_form(
+        client,
+        "/account/delete",
+        {"current_password": PASSWORD, "confirmation": "delete my account"},
+    )
+    assert deleted.status_code == 303
+    assert count(app, DrillAttempt) == 0 and count(app, DrillReviewCard) == 0
+
+
+def test_advanced_variant_shows_the_model_name_only(client: TestClient) -> None:
+    seed = llama_seed()
+    plain = client.get(f"/drills/{SKILL}?seed={seed}").text
+    advanced = client.get(f"/drills/{SKILL}?seed={seed}&advanced=1").text
+    assert "<code>num_key_value_heads</code>" in plain
+    assert "<code>num_key_value_heads</code>" not in advanced
+    assert "Llama 3.1 8B" in advanced and "<code>kv_dtype_bytes</code>" in advanced
+    assert 'name="advanced" value="true"' in advanced
+    nxt = client.get(f"/drills/{SKILL}?advanced=1", follow_redirects=False)
+    assert nxt.headers["location"].endswith("&advanced=1")

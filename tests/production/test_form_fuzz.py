@@ -51,6 +51,7 @@ FORMS: dict[str, tuple[str, list[str]]] = {
     "hide": ("/moderation/posts/{post}/hide", ["note"]),
     "suspend": ("/moderation/users/{number}/suspend", ["days", "note"]),
     "calculator-config": ("/calculator", ["source", "config", "gpu", "gpus", "tp", "context"]),
+    "drill-answer": ("/drills/{skill}/answer", ["seed", "answer", "mixed", "advanced"]),
 }
 QUERIES: dict[str, tuple[str, list[str]]] = {
     "home": ("/", ["track", "level", "status"]),
@@ -58,6 +59,8 @@ QUERIES: dict[str, tuple[str, list[str]]] = {
     "calculator": ("/calculator", list(CALCULATOR_FIELDS)),
     "compare": ("/calculator/compare", ["model", "b_model", "gpus", "b_tp", "context"]),
     "thread": ("{question}/comments", ["sort", "after"]),
+    "drill": ("/drills/{skill}", ["seed", "mixed", "advanced"]),
+    "mixed-drill": ("/drills/mixed", ["seed", "advanced"]),
 }
 
 
@@ -78,6 +81,7 @@ def member(app_factory_module, content_store: ContentStore):  # type: ignore[no-
         "concept": content_store.concepts[0].url,
         "slug": question.slug,
         "post": post,
+        "skill": "kv-per-sequence",
     }
 
 

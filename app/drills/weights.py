@@ -1,0 +1,152 @@
+"""Weight memory drills: a model's weights at a precision, or as the checkpoint ships, in total
+or per GPU. The answer is the core's (``size().weights_bytes``); with no precision given the core
+sizes the checkpoint's own (its quantization_config), so this drill follows the core's default."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from random import Random
+
+from app.sizing import legal_tp_degrees
+from app.sizing.dtypes import WEIGHT_DTYPE_BYTES
+
+from . import common as c
+from .model import Drill, Mistake, band
+from .units import BYTES
+
+WEIGHT_TOLERANCE = band(2, 6)
+
+
+def weight_memory(rng: Random, seed: int) -> Drill:
+    model = c.pick(rng, c.preset_ids())
+    spec = c.spec_of(model)
+    shipped = c.sized(spec, context=1)  # the core's default: the checkpoint's own precision
+    bf16 = c.sized(spec, context=1, weight_dtype="bf16").weights_bytes
+    as_shipped = spec.quantization is not None and shipped.weights_bytes != bf16
+    if as_shipped and rng.random() < 0.6:
+        dtype = None
+    else:
+        dtype = c.pick(rng, ("bf16", "bf16", "fp8", "int4"))
+    tp = 1
+    if rng.random() < 0.3:
+        tp = c.pick(rng, [t for t in legal_tp_degrees(spec, 8) if t > 1])
+    request = {"context": 1, "gpus": tp, "tp": tp}
+    if dtype is not None:
+        request["weight_dtype"] = dtype
+    result = c.sized(spec, **request)
+    per_gpu = tp > 1
+    expected = result.weights_bytes_per_gpu if per_gpu else result.weights_bytes
+    shown_dtype = result.inputs["weight_dtype"]
+    name = c.preset_names()[model]
+    p = spec.params
+    precision = (
+        f"as the checkpoint ships ({spec.quantization} quantization_config)"
+        if dtype is None
+        else f"in {dtype}"
+    )
+    where = f"on each GPU of a TP={tp} replica" if per_gpu else "in total"
+    prompt = f"How much memory do the weights of {name} take {precision}, {where}?"
+    inputs: dict[str, object] = {
+        "params_total": p.total,
+        "params_embedding": p.embedding,
+        "params_lm_head": p.lm_head,
+        "tie_word_embeddings": spec.tie_word_embeddings,
+        "weight_dtype": shown_dtype,
+    }
+    if dtype is None:
+        inputs["quantization"] = spec.quantization
+    if p.active != p.total:
+        inputs["params_active"] = p.active
+    if per_gpu:
+        inputs["tp"] = tp
+    total = result.weights_bytes
+    candidates: list[Mistake | None] = []
+    if dtype is None:
+        candidates.append(
+            Mistake(
+                "bf16-for-fp8-checkpoint",
+                f"bf16 assumed for a {spec.quantization} checkpoint",
+                f"The checkpoint ships quantised ({spec.quantization}); sizing it at 2 bytes per "
+                "parameter assumes weights it does not have.",
+                Fraction(-(-bf16 // tp) if per_gpu else bf16),
+            )
+        )
+    width = WEIGHT_DTYPE_BYTES.get(shown_dtype) if isinstance(shown_dtype, str) else None
+    if width is not None and width != 2:
+        everything = math.ceil(width * p.total)
+        candidates.append(
+            Mistake(
+                "embeddings-quantised",
+                "the embedding and output head quantised too",
+                "Quantised checkpoints keep the token embedding and output head in bf16.",
+                Fraction(-(-everything // tp) if per_gpu else everything),
+            )
+        )
+    if shown_dtype == "int4":
+        kept = p.embedding + p.lm_head
+        bare = 2 * kept + Fraction(p.total - kept, 2)
+        candidates.append(
+            Mistake(
+                "int4-scales-forgotten",
+                "int4 group scales forgotten",
+                "int4 stores one fp16 scale per group of 128 weights: 33/64 B per parameter, "
+                "not 1/2.",
+                bare / tp if per_gpu else bare,
+            )
+        )
+    if p.active != p.total:
+        active = Fraction(total) * p.active / p.total
+        candidates.append(
+            Mistake(
+                "active-params",
+                "active parameters instead of all of them",
+                f"Only {p.active:,} parameters work on each token, but all {p.total:,} (every "
+                "expert) must be resident in memory.",
+                active / tp if per_gpu else active,
+            )
+        )
+    if per_gpu:
+        candidates.append(
+            Mistake(
+                "per-gpu-vs-total",
+                "total instead of per GPU",
+                f"That is the whole model; TP={tp} splits the weights across {tp} GPUs.",
+                Fraction(total),
+            )
+        )
+    candidates += c.gb_gib_mistakes(expected, "the answer")
+    steps = [
+        f"Parameters: {p.total:,} (embedding {p.embedding:,}"
+        + (f", output head {p.lm_head:,}" if p.lm_head else ", output head tied")
+        + ")."
+    ]
+    if shown_dtype in ("bf16", "fp16"):
+        steps.append(f"2 B per parameter: 2 × {p.total:,} = {total:,} B = {c.gib(total)}.")
+    else:
+        steps.append(
+            f"{shown_dtype}: the embedding and output head stay bf16, the rest at the "
+            f"{shown_dtype} width (with its scales): {total:,} B = {c.gib(total)}."
+        )
+    if per_gpu:
+        steps.append(
+            f"Per GPU at TP={tp}: ⌈{total:,} / {tp}⌉ = {expected:,} B = {c.gib(expected)}."
+        )
+    steps += [note for note in result.notes if "weights" in note.lower()][:1]
+    return Drill(
+        skill="weight-memory",
+        seed=seed,
+        prompt=prompt,
+        unit="B",
+        dimension=BYTES,
+        per=None,
+        inputs=inputs,
+        given=[("model", name), *c.shown(inputs)],
+        expected=Fraction(expected),
+        mistakes=c.distinct_mistakes(WEIGHT_TOLERANCE, Fraction(expected), candidates),
+        solution=steps,
+        concept="low-precision-formats"
+        if shown_dtype not in ("bf16", "fp16")
+        else "inference-memory-budget",
+        model=model,
+    )
