@@ -24,7 +24,7 @@ from app.db.models.accounts import User, UserSession
 from app.db.session import DbSession, is_read_only
 from app.web.cookies import cookie_policy
 from app.web.csrf import csrf_token
-from app.web.member_state import member_state_version
+from app.web.member_state import find_session_with_state
 
 
 async def get_viewer(request: Request, db: DbSession, background: BackgroundTasks) -> Viewer:
@@ -66,10 +66,13 @@ def _find_session_and_state(
 ) -> tuple[tuple[UserSession, User] | None, tuple[object, ...] | None]:
     """A read request also takes the member's page-state version, which every member page keys
     its cache on: both in one lookup."""
-    found = find_session(db, token)
-    if found is None or not reading:
-        return found, None
-    return found, member_state_version(db, found[1])
+    if not reading:
+        return find_session(db, token), None
+    found = find_session_with_state(db, token)
+    if found is None:
+        return None, None
+    session_row, user, state = found
+    return (session_row, user), state
 
 
 CurrentViewer = Annotated[Viewer, Depends(get_viewer)]

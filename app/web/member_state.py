@@ -6,7 +6,9 @@ from __future__ import annotations
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from app.db.models.accounts import User
+from app.accounts.sessions import token_hash
+from app.db.base import utcnow
+from app.db.models.accounts import User, UserSession
 from app.db.models.discussion import AnswerView, Notification
 from app.db.models.drills import DrillAttempt, DrillReviewCard
 from app.db.models.practice import Attempt, Bookmark, Note, ReviewCard
@@ -14,19 +16,20 @@ from app.db.models.practice import Attempt, Bookmark, Note, ReviewCard
 _USER = bindparam("user_id")
 
 
-def _build_statement():  # type: ignore[no-untyped-def]
-    """Built once: every page a member loads runs it, and building it costs more than running it."""
+def _state_columns(user_id):  # type: ignore[no-untyped-def]
+    """The state's columns for the member whose id is `user_id` (a parameter, or a column of an
+    enclosing query that the subqueries correlate to)."""
 
     def latest(column, model):  # type: ignore[no-untyped-def]
-        return select(func.max(column)).where(model.user_id == _USER).scalar_subquery()
+        return select(func.max(column)).where(model.user_id == user_id).scalar_subquery()
 
     def count(model, *conditions):  # type: ignore[no-untyped-def]
         statement = (
-            select(func.count()).select_from(model).where(model.user_id == _USER, *conditions)
+            select(func.count()).select_from(model).where(model.user_id == user_id, *conditions)
         )
         return statement.scalar_subquery()
 
-    return select(
+    return (
         count(Attempt),
         latest(Attempt.updated_at, Attempt),
         latest(Attempt.revealed_at, Attempt),
@@ -44,12 +47,22 @@ def _build_statement():  # type: ignore[no-untyped-def]
     )
 
 
-_STATEMENT = _build_statement()
+# Built once: every page a member loads runs one of them, and building costs more than running.
+_STATEMENT = select(*_state_columns(_USER))
+# A signed-in read: the session, its member and their state in one round trip.
+_SESSION_AND_STATE = (
+    select(UserSession, User, *_state_columns(User.id))
+    .join(User, User.id == UserSession.user_id)
+    .where(
+        UserSession.token_hash == bindparam("token_hash"),
+        UserSession.revoked_at.is_(None),
+        UserSession.expires_at > bindparam("now"),
+    )
+)
 
 
-def member_state_version(db: Session, user: User) -> tuple[object, ...]:
-    counts = db.execute(_STATEMENT, {"user_id": user.id}).one()
-    profile = (
+def _profile(user: User) -> tuple[object, ...]:
+    return (
         user.display_name,
         user.role,
         user.timezone,
@@ -57,4 +70,19 @@ def member_state_version(db: Session, user: User) -> tuple[object, ...]:
         user.is_suspended,
         user.email_verified_at is not None,
     )
-    return (*counts, *profile)
+
+
+def find_session_with_state(
+    db: Session, token: str
+) -> tuple[UserSession, User, tuple[object, ...]] | None:
+    """`find_session` and `member_state_version` in one query (the same rules as each)."""
+    row = db.execute(_SESSION_AND_STATE, {"token_hash": token_hash(token), "now": utcnow()}).first()
+    if row is None:
+        return None
+    session_row, user, *counts = row
+    return session_row, user, (*counts, *_profile(user))
+
+
+def member_state_version(db: Session, user: User) -> tuple[object, ...]:
+    counts = db.execute(_STATEMENT, {"user_id": user.id}).one()
+    return (*counts, *_profile(user))
