@@ -15,8 +15,8 @@ from jinja2 import Environment
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.accounts.deps import get_viewer
-from app.content.holder import ContentHolder, StaticContent
 from app.content.diagrams import stylesheet_classes
+from app.content.holder import ContentHolder, StaticContent
 from app.content.loader import load_content
 from app.content.render_cache import RenderCache, code_version
 from app.content.schema import LEVEL_LABELS

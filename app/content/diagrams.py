@@ -76,7 +76,7 @@ def parse_diagram(name: str, source: str, known_classes: frozenset[str] | None =
     except ET.ParseError as error:
         raise DirectiveError(f"diagram {name!r} is not well-formed SVG: {error}") from None
     if root.tag != f"{{{SVG_NS}}}svg":
-        raise DirectiveError(f"diagram {name!r}: the root must be <svg xmlns=\"{SVG_NS}\">")
+        raise DirectiveError(f'diagram {name!r}: the root must be <svg xmlns="{SVG_NS}">')
     _check_viewbox(name, root.get("viewBox"))
     title = _text(root.find(f"{{{SVG_NS}}}title"))
     description = _text(root.find(f"{{{SVG_NS}}}desc"))
@@ -116,7 +116,7 @@ def _check_viewbox(name: str, viewbox: str | None) -> None:
     except ValueError:
         numbers = []
     if len(numbers) != 4 or numbers[2] <= 0 or numbers[3] <= 0:
-        raise DirectiveError(f"diagram {name!r} needs viewBox=\"0 0 WIDTH HEIGHT\"")
+        raise DirectiveError(f'diagram {name!r} needs viewBox="0 0 WIDTH HEIGHT"')
     if numbers[2] > MAX_WIDTH:
         raise DirectiveError(
             f"diagram {name!r} is {numbers[2]:g} units wide; keep it at most {MAX_WIDTH} so "

@@ -22,6 +22,7 @@ from app.content.checks import (
     check_rubric_summaries,
     check_unique,
 )
+from app.content.diagrams import DiagramLibrary
 from app.content.markdown import (
     ENV_KEY,
     FigureResolver,
@@ -33,7 +34,6 @@ from app.content.markdown import (
     make_markdown,
     split_sections,
 )
-from app.content.diagrams import DiagramLibrary
 from app.content.models import Concept, Question, Track
 from app.content.render_cache import YAML_CODEC, RenderCache
 from app.content.schema import ConceptMeta, QuestionMeta, TracksFile
