@@ -15,6 +15,7 @@ from jinja2 import Environment
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.accounts.deps import get_viewer
+from app.content.diagrams import stylesheet_classes
 from app.content.holder import ContentHolder, StaticContent
 from app.content.loader import load_content
 from app.content.render_cache import RenderCache, code_version
@@ -178,5 +179,9 @@ def load_site_content(
         version = code_version([PROJECT_ROOT / "app", TEMPLATE_DIR], salt=assets.fingerprint)
         cache = RenderCache(render_cache, version)
     return load_content(
-        content_dir, figures=render_figure, widgets=make_widget_renderer(environment), cache=cache
+        content_dir,
+        figures=render_figure,
+        widgets=make_widget_renderer(environment),
+        cache=cache,
+        diagram_classes=stylesheet_classes((STATIC_DIR / "css" / "app.css").read_text()),
     )

@@ -22,6 +22,7 @@ from app.content.checks import (
     check_rubric_summaries,
     check_unique,
 )
+from app.content.diagrams import DiagramLibrary
 from app.content.markdown import (
     ENV_KEY,
     FigureResolver,
@@ -161,11 +162,13 @@ class _Renderer:
         figures: FigureResolver | None,
         widgets: WidgetResolver | None,
         cache: RenderCache,
+        diagrams: DiagramLibrary | None = None,
     ) -> None:
         self.md: MarkdownIt = make_markdown()
         self.figures = figures
         self.widgets = widgets
         self.cache = cache
+        self.diagrams = diagrams
         self.links: dict[Path, list[str]] = {}
 
     def render(
@@ -178,11 +181,19 @@ class _Renderer:
     ) -> str:
         defaults = widget_defaults or {}
 
+        diagrams = self.diagrams
+
         def render() -> list[Any]:
-            env = RenderEnv(figures=self.figures, widgets=self.widgets, widget_defaults=defaults)
+            env = RenderEnv(
+                figures=self.figures,
+                widgets=self.widgets,
+                diagrams=diagrams.render if diagrams else None,
+                widget_defaults=defaults,
+            )
             return [self.md.render(source, {ENV_KEY: env}), env.links, env.errors]
 
-        key = json.dumps([source, defaults], sort_keys=True)
+        # A page's HTML also holds the diagrams it places: their files are part of its input.
+        key = json.dumps([source, defaults, diagrams.digest if diagrams else ""], sort_keys=True)
         html, links, errors = self.cache.memo("render", key, render)
         self.links.setdefault(path, []).extend(links)
         for message in errors:
@@ -330,7 +341,7 @@ def content_fingerprint(root: Path) -> str:
     """A hash of every content file: the content part of the ETag of every page."""
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*")):
-        if path.is_file() and path.suffix in {".md", ".yaml", ".yml"}:
+        if path.is_file() and path.suffix in {".md", ".yaml", ".yml", ".svg"}:
             digest.update(str(path.relative_to(root)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -342,21 +353,26 @@ def load_content(
     figures: FigureResolver | None = None,
     widgets: WidgetResolver | None = None,
     cache: RenderCache | None = None,
+    diagram_classes: frozenset[str] | None = None,
 ) -> ContentStore:
     """Load and validate everything under `root`; raise ContentInvalid listing every error.
 
     Without explicit resolvers, live figures and widget blocks are computed by app/sizing.
     With a cache, pure rendering steps whose input is unchanged are read back instead of redone;
-    the cache is saved only when the content is valid.
+    the cache is saved only when the content is valid. `diagram_classes` are the d-* classes the
+    site stylesheet styles: a diagram under content/diagrams/ that uses another is an error.
     """
     cache = cache or RenderCache(None, "")
+    diagrams = DiagramLibrary(root / "diagrams", diagram_classes)
     if figures is None or widgets is None:
         from app.content.figures import render_figure, validate_widget
 
         figures = figures or render_figure
         widgets = widgets or validate_widget
     collector = _Collector(root)
-    renderer = _Renderer(figures, widgets, cache)
+    renderer = _Renderer(figures, widgets, cache, diagrams)
+    for path, message in diagrams.errors:
+        collector.add(path, message)
     if not root.is_dir():
         raise ContentInvalid([ContentError(str(root), "content directory not found")])
     tracks = _load_tracks(root, collector)

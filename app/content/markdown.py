@@ -1,6 +1,7 @@
 """Markdown for authored content: CommonMark + tables, footnotes, heading anchors, Pygments, and
-two directives of our own — live figures (`{{ size ... }}`) and the embedded sizing widget
-(a ```sizing fenced block). Rendering happens once at start-up, never per request.
+three directives of our own — live figures (`{{ size ... }}`), the embedded sizing widget
+(a ```sizing fenced block) and hand-built diagrams (a ```diagram block naming an SVG under
+content/diagrams/). Rendering happens once at start-up, never per request.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pygments.util import ClassNotFound
 FIGURE_OPEN = "{{"
 FIGURE_CLOSE = "}}"
 WIDGET_FENCE = "sizing"
+DIAGRAM_FENCE = "diagram"
 _ARG = re.compile(r"^([a-z_]+)=(\S+)$")
 
 
@@ -43,6 +45,7 @@ class Directive:
 # Resolvers turn a directive into HTML; the content loader supplies them (they call app/sizing).
 FigureResolver = Callable[[Directive], str]
 WidgetResolver = Callable[[Directive], str]
+DiagramResolver = Callable[[Directive], str]
 
 
 @dataclass
@@ -51,6 +54,7 @@ class RenderEnv:
 
     figures: FigureResolver | None = None
     widgets: WidgetResolver | None = None
+    diagrams: DiagramResolver | None = None
     # The page's `widget:` front matter: defaults a ```sizing block may leave out.
     widget_defaults: dict[str, str] = field(default_factory=dict)
     links: list[str] = field(default_factory=list)
@@ -76,8 +80,8 @@ def parse_figure(source: str) -> Directive:
     return Directive(name=name, args=args, source=source)
 
 
-def parse_widget_block(body: str) -> Directive:
-    """A ```sizing block holds `key: value` lines (all optional)."""
+def parse_widget_block(body: str, kind: str = WIDGET_FENCE) -> Directive:
+    """A ```sizing (or ```diagram) block holds `key: value` lines."""
     args: dict[str, str] = {}
     for number, raw in enumerate(body.splitlines(), start=1):
         line = raw.strip()
@@ -85,9 +89,9 @@ def parse_widget_block(body: str) -> Directive:
             continue
         key, sep, value = line.partition(":")
         if not sep or not key.strip() or not value.strip():
-            raise DirectiveError(f"sizing block line {number}: expected 'key: value', got {raw!r}")
+            raise DirectiveError(f"{kind} block line {number}: expected 'key: value', got {raw!r}")
         args[key.strip()] = value.strip()
-    return Directive(name="widget", args=args, source=body)
+    return Directive(name="widget" if kind == WIDGET_FENCE else kind, args=args, source=body)
 
 
 def _figure_rule(state: StateInline, silent: bool) -> bool:
@@ -136,6 +140,18 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
     return highlight(code, lexer, HtmlFormatter(nowrap=True))
 
 
+def _render_diagram(body: str, state: RenderEnv) -> str:
+    try:
+        directive = parse_widget_block(body, DIAGRAM_FENCE)
+        state.directives.append(directive)
+        if state.diagrams is None:
+            raise DirectiveError("diagrams are not available here")
+        return state.diagrams(directive)
+    except DirectiveError as error:
+        state.errors.append(f"diagram block: {error}")
+        return ""
+
+
 def make_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "typographer": False, "highlight": _highlight})
     md.enable(["table", "strikethrough"])
@@ -147,6 +163,8 @@ def make_markdown() -> MarkdownIt:
 
     def fence(self, tokens: list[Token], idx: int, options, env: dict) -> str:  # type: ignore[no-untyped-def]
         token = tokens[idx]
+        if token.info.strip() == DIAGRAM_FENCE:
+            return _render_diagram(token.content, _state(env))
         if token.info.strip() != WIDGET_FENCE:
             return default_fence(tokens, idx, options, env)
         state = _state(env)
@@ -175,7 +193,31 @@ def make_markdown() -> MarkdownIt:
         return self.renderToken(tokens, idx, options, env)
 
     md.add_render_rule("link_open", link_open)
+    md.add_render_rule("table_open", _table_open)
+    md.add_render_rule("table_close", _table_close)
     return md
+
+
+WIDE_TABLE_COLUMNS = 4  # from this many columns a table outgrows a phone's width
+
+
+def _table_open(self, tokens: list[Token], idx: int, options, env: dict) -> str:  # type: ignore[no-untyped-def]
+    """Tables scroll sideways in a focusable region; wide ones say so on a small screen."""
+    columns = 0
+    for token in tokens[idx + 1 :]:
+        if token.type == "th_open":
+            columns += 1
+        elif token.type == "tr_close":
+            break
+    wide = " table-wide" if columns >= WIDE_TABLE_COLUMNS else ""
+    return (
+        f'<div class="table-scroll{wide}" tabindex="0" role="region" aria-label="Table">'
+        + self.renderToken(tokens, idx, options, env)
+    )
+
+
+def _table_close(self, tokens: list[Token], idx: int, options, env: dict) -> str:  # type: ignore[no-untyped-def]
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
 
 
 @dataclass(frozen=True)
