@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import parse_qs, urlsplit
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
@@ -13,6 +14,7 @@ from app.accounts import sessions as session_store
 from app.accounts.deps import CurrentViewer, safe_next
 from app.accounts.service import FormError
 from app.db.session import DbSession, after_commit
+from app.discussion import answers
 from app.ratelimit import Limit, RateLimiter, Verdict
 from app.web.csrf import rotate_csrf
 from app.web.deps import Templates, base_url
@@ -69,6 +71,19 @@ def sign_in(request: Request, response: Response, db: DbSession, user, next_path
         secure=secure,
     )
     rotate_csrf(request, response)
+    _record_answer_asked_for(request, db, user, next_path)
+
+
+def _record_answer_asked_for(request: Request, db: DbSession, user, next_path: str) -> None:  # type: ignore[no-untyped-def]
+    """Signing up or in "to read the answer" opens it: recorded here, in the POST, because the
+    question page it lands on is a GET and records nothing."""
+    url = urlsplit(next_path)
+    slug = url.path.removeprefix("/questions/")
+    if url.path.startswith("/questions/") and parse_qs(url.query).get("open") == ["answer"]:
+        store = request.app.state.content.store
+        question = store.question_by_slug.get(slug)
+        if question is not None:
+            answers.record_answer_opened(db, user, question.slug)
 
 
 def send_verification(request: Request, db: DbSession, user) -> None:  # type: ignore[no-untyped-def]
