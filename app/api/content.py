@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Response
 from pydantic import BaseModel, Field
 
 from app.accounts.access import can_read_answer
@@ -110,7 +110,9 @@ def list_questions(content: Content) -> list[dict[str, object]]:
 
 
 @router.get("/questions/{slug}", response_model=QuestionDetail)
-def get_question(slug: str, content: Content, viewer: CurrentViewer) -> dict[str, object]:
+def get_question(
+    slug: str, content: Content, viewer: CurrentViewer, response: Response
+) -> dict[str, object]:
     """One question. An account-only answer is returned only to a signed-in caller."""
     question = content.question_by_slug.get(slug) or content.question_by_slug.get(
         content.question_aliases.get(slug, "")
@@ -118,6 +120,11 @@ def get_question(slug: str, content: Content, viewer: CurrentViewer) -> dict[str
     if question is None:
         raise HTTPException(404, detail=f"No question with slug {slug!r}.")
     readable = can_read_answer(viewer, question)
+    if not question.is_free:
+        # The body depends on who asks: no shared cache may keep a member's copy, or hand a
+        # visitor's copy to a member.
+        response.headers["cache-control"] = "private, no-cache"
+        response.headers["vary"] = "Cookie"
     return _question_summary(question) | {
         "locked": not readable,
         "answer_html": question.answer_html if readable else None,
