@@ -35,6 +35,7 @@ def install(app: FastAPI) -> None:
     from app.accounts import routes as account_pages
     from app.accounts.deps import LoginRequired, login_url, viewer_context
     from app.api import content as content_api
+    from app.api import docs as api_docs
     from app.api import sizing as sizing_api
     from app.discussion import moderation_routes, notify
     from app.discussion import routes as discussion_routes
@@ -69,6 +70,7 @@ def install(app: FastAPI) -> None:
         me_routes.router,
         search_routes.router,
         content_api.router,
+        api_docs.router,
         sizing_api.router,
         calculator.router,
     )
