@@ -39,6 +39,9 @@ $(NODE_STAMP): package.json package-lock.json
 $(VENDOR): $(NODE_STAMP)
 	mkdir -p static/vendor
 	cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
+	mkdir -p static/vendor/swagger-ui
+	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css \
+		static/vendor/swagger-ui/
 
 lint: deps
 	$(BIN)/ruff check .

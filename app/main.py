@@ -89,7 +89,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
         version="1",
         description=API_DESCRIPTION,
         lifespan=lifespan,
-        docs_url="/api/docs",
+        docs_url=None,  # app/api/docs.py serves Swagger UI from static/, under the CSP
         redoc_url=None,
         openapi_url="/openapi.json",
     )

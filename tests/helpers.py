@@ -30,11 +30,12 @@ def unique_email(prefix: str = "user") -> str:
 def signup(
     client: TestClient,
     email: str | None = None,
-    name: str = "Ada",
+    name: str | None = None,
     password: str = PASSWORD,
     next_path: str = "/",
 ):  # type: ignore[no-untyped-def]
     email = unique_email() if email is None else email
+    name = f"Ada {next(_numbers)}" if name is None else name  # display names are unique
     token = csrf_token(client, "/signup")
     return client.post(
         "/signup",

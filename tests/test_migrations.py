@@ -22,3 +22,33 @@ def test_models_and_migrations_agree(database_url: str) -> None:
         differences = compare_metadata(context, Base.metadata)
     engine.dispose()
     assert differences == [], "run an autogenerate revision: the models changed"
+
+
+def test_display_names_that_collide_are_numbered_when_made_unique(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """0007 keeps the oldest account's name and numbers later ones that differ only by case or
+    width, so the unique index can be built on a database that already has such names."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from app.db.migrate import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'names.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0006_thread_stats")
+    engine = create_engine(url)
+    names = ["Ada", "ADA", "ａｄａ", "Grace", "Ada 2"]
+    with engine.begin() as connection:
+        for number, name in enumerate(names):
+            connection.execute(
+                text(
+                    "INSERT INTO users (email, display_name, password_hash, role, timezone, "
+                    "spoiler_guard, notify_replies_by_email, created_at, updated_at) VALUES "
+                    "(:email, :name, 'x', 'member', 'UTC', 1, 0, '2026-01-01', '2026-01-01')"
+                ),
+                {"email": f"u{number}@example.com", "name": name},
+            )
+    command.upgrade(config, "0007_display_name_unique")
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT display_name FROM users ORDER BY id")).all()
+    engine.dispose()
+    assert [row[0] for row in rows] == ["Ada", "ADA 2", "ａｄａ 3", "Grace", "Ada 2 2"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from typing import Annotated
+from urllib.parse import parse_qs, urlsplit
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
@@ -16,6 +17,7 @@ from app.accounts.deps import CurrentViewer, safe_next
 from app.accounts.devices import DEVICE_LIFETIME, device_cookie, is_known_device
 from app.accounts.service import EmailTaken, FormError
 from app.db.session import DbSession
+from app.discussion import answers
 from app.outbox import enqueue_mail
 from app.ratelimit import Limit, RateLimiter, Verdict
 from app.web.client_address import client_key, parse_address
@@ -83,6 +85,7 @@ def sign_in(request: Request, response: Response, db: DbSession, user, next_path
     device = device_cookie(secret, user.id)
     cookies.set(response, DEVICE, device, int(DEVICE_LIFETIME.total_seconds()))
     rotate_csrf(request, response)
+    _record_answer_asked_for(request, db, user, next_path)
 
 
 def sign_out_browser(request: Request, response: Response) -> None:
@@ -90,6 +93,18 @@ def sign_out_browser(request: Request, response: Response) -> None:
     cookie_policy(request).delete(response, SESSION)
     response.headers["clear-site-data"] = CLEAR_CACHE
     rotate_csrf(request, response)
+
+
+def _record_answer_asked_for(request: Request, db: DbSession, user, next_path: str) -> None:  # type: ignore[no-untyped-def]
+    """Signing up or in "to read the answer" opens it: recorded here, in the POST, because the
+    question page it lands on is a GET and records nothing."""
+    url = urlsplit(next_path)
+    slug = url.path.removeprefix("/questions/")
+    if url.path.startswith("/questions/") and parse_qs(url.query).get("open") == ["answer"]:
+        store = request.app.state.content.store
+        question = store.question_by_slug.get(slug)
+        if question is not None:
+            answers.record_answer_opened(db, user, question.slug)
 
 
 def send_verification(request: Request, db: DbSession, user) -> None:  # type: ignore[no-untyped-def]

@@ -73,6 +73,22 @@ def clean_display_name(raw: str) -> str:
     return name
 
 
+def display_name_key(name: str) -> str:
+    """What makes two display names the same to a reader: Unicode compatibility forms and case
+    (NFKC case folding), so "Ａｄａ", "ADA" and "ada" are one name."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def _name_taken(db: Session, key: str, *, other_than: int | None = None) -> bool:
+    statement = select(User.id).where(User.display_name_key == key)
+    if other_than is not None:
+        statement = statement.where(User.id != other_than)
+    return db.scalar(statement.limit(1)) is not None
+
+
+NAME_TAKEN = "Someone already uses that display name (names ignore case). Choose another."
+
+
 def find_by_email(db: Session, email: str) -> User | None:
     return db.scalar(select(User).where(User.email == email.strip().lower()))
 
@@ -94,19 +110,28 @@ def create_user(
         errors["password"] = problem
     if role not in ROLES:
         errors["role"] = f"Role must be one of {', '.join(ROLES)}."
+    key = display_name_key(display_name) if "display_name" not in errors else ""
+    if key and _name_taken(db, key):
+        errors["display_name"] = NAME_TAKEN
     if not errors and find_by_email(db, email):
         taken = "An account already uses this address. Sign in, or reset your password."
         raise EmailTaken({"email": taken}, email)
     if errors:
         raise FormError(errors)
     user = User(
-        email=email, display_name=display_name, password_hash=hash_password(password), role=role
+        email=email,
+        display_name=display_name,
+        display_name_key=key,
+        password_hash=hash_password(password),
+        role=role,
     )
     db.add(user)
     try:
         with db.begin_nested():
             db.flush()
-    except IntegrityError:  # a concurrent sign-up took the address between check and insert
+    except IntegrityError:  # a concurrent sign-up took the address or name between check and insert
+        if key and _name_taken(db, key):
+            raise FormError({"display_name": NAME_TAKEN}) from None
         raise EmailTaken({"email": "An account already uses this address."}, email) from None
     return user
 
@@ -129,8 +154,17 @@ def require_password(user: User, password: str) -> None:
 
 
 def change_display_name(db: Session, user: User, display_name: str) -> None:
-    user.display_name = clean_display_name(display_name)
-    db.flush()
+    name = clean_display_name(display_name)
+    key = display_name_key(name)
+    if _name_taken(db, key, other_than=user.id):
+        raise FormError({"display_name": NAME_TAKEN})
+    try:
+        with db.begin_nested():
+            user.display_name, user.display_name_key = name, key
+            db.flush()
+    except IntegrityError:  # taken by a concurrent change between check and update
+        db.refresh(user)
+        raise FormError({"display_name": NAME_TAKEN}) from None
 
 
 def change_email(db: Session, user: User, new_email: str, current_password: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Response
 from pydantic import BaseModel, Field
 
 from app.accounts.access import can_read_answer
@@ -122,7 +122,7 @@ def list_questions(content: Content) -> list[dict[str, object]]:
 
 @router.get("/questions/{slug}", response_model=QuestionDetail)
 def get_question(
-    slug: str, content: Content, viewer: CurrentViewer, db: DbSession
+    slug: str, content: Content, viewer: CurrentViewer, db: DbSession, response: Response
 ) -> dict[str, object]:
     """One question. An account-only answer is returned only to a signed-in caller; the rubric's
     items and bands only to a signed-in caller who has opened the answer (its summary to all)."""
@@ -132,6 +132,10 @@ def get_question(
     if question is None:
         raise HTTPException(404, detail=f"No question with slug {slug!r}.")
     readable = can_read_answer(viewer, question)
+    # The body depends on who asks (a locked answer, and on every question the rubric): no shared
+    # cache may keep a member's copy, or hand a visitor's copy to a member.
+    response.headers["cache-control"] = "private, no-cache"
+    response.headers["vary"] = "Cookie"
     return _question_summary(question) | {
         "locked": not readable,
         "answer_html": question.answer_html if readable else None,

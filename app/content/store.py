@@ -58,8 +58,10 @@ class ContentStore:
         for track in self.tracks:
             track.questions = [q for q in self.questions if q.track is track]
             track.concepts = [c for c in self.concepts if c.track is track]
+        # A question is ranked on its public text: a locked answer must not move what visitors
+        # see (the card order under "The concepts behind this question").
         index = TextIndex(
-            {f"q:{q.slug}": f"{q.title} {q.lede_text} {q.answer_text}" for q in self.questions}
+            {f"q:{q.slug}": f"{q.title} {q.lede_text}" for q in self.questions}
             | {f"c:{c.slug}": f"{c.title} {c.summary_text} {c.body_text}" for c in self.concepts}
         )
         for question in self.questions:

@@ -288,17 +288,12 @@ def report(
 
 @router.get("/notifications")
 def notifications(
-    request: Request,
-    db: DbSession,
-    templates: Templates,
-    user: CurrentUser,
-    background: BackgroundTasks,
+    request: Request, db: DbSession, templates: Templates, user: CurrentUser
 ) -> Response:
+    """The replies to a member's posts. Reading the page changes nothing (a GET can come from
+    any site's link); "Mark all as read" is a POST."""
     items = notices.recent_notifications(db, user)
     unread = {n.id for n, _, _ in items if n.read_at is None}
-    if unread:  # seen now; recorded after the response (this GET's transaction is read-only)
-        state = request.app.state
-        background.add_task(state.write_gate.run, mark_read_later, state.db.writer, user.id)
     response = templates.page(
         request, "discussion/notifications.html", {"items": items, "unread": unread}
     )
@@ -306,9 +301,10 @@ def notifications(
     return response
 
 
-def mark_read_later(writer, user_id: RowId) -> None:  # type: ignore[no-untyped-def]
-    with writer() as db, db.begin():
-        notices.mark_all_read_by_id(db, user_id)
+@router.post("/notifications/read")
+def mark_read(db: DbSession, user: CurrentUser) -> Response:
+    notices.mark_all_read(db, user)
+    return RedirectResponse("/notifications", 303)
 
 
 @router.post("/account/discussion")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, BackgroundTasks, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -11,7 +11,7 @@ from app.accounts.deps import CurrentViewer
 from app.content.models import Question
 from app.content.schema import LEVEL_LABELS
 from app.db.session import DbSession
-from app.discussion import answers, stats
+from app.discussion import stats
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
 from app.practice import dashboard, progress
@@ -23,11 +23,6 @@ from app.web.showcase import showcase
 from app.web.templating import is_htmx
 
 router = APIRouter(include_in_schema=False)
-
-
-def record_opened_later(writer, user_id: int, slug: str) -> None:  # type: ignore[no-untyped-def]
-    with writer() as db, db.begin():
-        answers.record_answer_opened_by_id(db, user_id, slug)
 
 
 def structured_data(request: Request, question: Question, *, answer_visible: bool) -> dict:
@@ -120,7 +115,6 @@ async def question_page(
     content: Content,
     templates: Templates,
     viewer: CurrentViewer,
-    background: BackgroundTasks,
     sort: str = "top",
     open: str = "",
 ) -> Response:
@@ -133,17 +127,10 @@ async def question_page(
             )
         raise HTTPException(404, detail="There is no question at this address.")
     readable = can_read_answer(viewer, question)
+    # Arriving from "sign up to read the answer": they asked for it, so this page shows it. A
+    # GET records nothing (a link from anywhere could send it): the sign-up or sign-in POST
+    # that led here recorded the opening (accounts.routes.sign_in).
     just_opened = readable and open == "answer" and viewer.user is not None
-    if just_opened:
-        # Arriving from "sign up to read the answer": they asked for it, so it opens. Recorded
-        # after the response, in its own transaction (this GET's transaction stays read-only).
-        background.add_task(
-            request.app.state.write_gate.run,
-            record_opened_later,
-            request.app.state.db.writer,
-            viewer.user.id,
-            question.slug,
-        )
     thread_subject = resolve_subject(content, "question", question.slug)[0]
 
     def render() -> Response:

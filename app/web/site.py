@@ -50,6 +50,7 @@ def install(app: FastAPI) -> None:
     from app.accounts import routes as account_pages
     from app.accounts.deps import LoginRequired, login_url, viewer_context
     from app.api import content as content_api
+    from app.api import docs as api_docs
     from app.api import drills as drills_api
     from app.api import sizing as sizing_api
     from app.discussion import moderation_routes, notify
@@ -85,6 +86,7 @@ def install(app: FastAPI) -> None:
         me_routes.router,
         search_routes.router,
         content_api.router,
+        api_docs.router,
         sizing_api.router,
         drills_api.router,
         calculator.router,

@@ -1,7 +1,7 @@
 """mail outbox
 
 Revision ID: 0008_mail_outbox
-Revises: 0006_thread_stats
+Revises: 0007_display_name_unique
 Create Date: 2026-11-30 23:00:00
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 import app.db.base
 
 revision: str = "0008_mail_outbox"
-down_revision: str | None = "0006_thread_stats"
+down_revision: str | None = "0007_display_name_unique"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

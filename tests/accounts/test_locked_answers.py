@@ -74,8 +74,14 @@ def test_signed_in_api_returns_the_answer(
 ) -> None:
     signup(sqlite_client)
     question = next(q for q in content_store.questions if not q.is_free)
-    data = sqlite_client.get(f"/api/v1/questions/{question.slug}").json()
+    response = sqlite_client.get(f"/api/v1/questions/{question.slug}")
+    data = response.json()
     assert data["locked"] is False and data["answer_html"] == question.answer_html
+    # A member's locked answer must never sit in a shared cache, nor be served to a visitor.
+    assert response.headers["cache-control"].startswith("private")
+    assert "Cookie" in response.headers["vary"]
+    visitor = TestClient(sqlite_client.app).get(f"/api/v1/questions/{question.slug}")
+    assert "Cookie" in visitor.headers["vary"]
 
 
 @pytest.mark.parametrize("free", [True, False])

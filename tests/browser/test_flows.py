@@ -12,10 +12,11 @@ _numbers = itertools.count(1)
 
 
 def sign_up(page, next_path: str = "/") -> str:  # type: ignore[no-untyped-def]
-    email = f"browser{next(_numbers)}@example.com"
+    number = next(_numbers)
+    email = f"browser{number}@example.com"
     page.goto(f"/signup?next={next_path}")
     page.fill("#f-email", email)
-    page.fill("#f-display_name", "Browser Tester")
+    page.fill("#f-display_name", f"Browser Tester {number}")  # display names are unique
     page.fill("#f-password", PASSWORD)
     page.click("button[type=submit]")
     return email
@@ -38,7 +39,7 @@ def test_sign_up_from_a_locked_answer_lands_back_with_it_open(
     assert page.locator(".answer-locked").count() == 1
     page.click(".unlock a.button:has-text('Sign up free')")
     page.fill("#f-email", f"locked{next(_numbers)}@example.com")
-    page.fill("#f-display_name", "Reader")
+    page.fill("#f-display_name", f"Reader {next(_numbers)}")
     page.fill("#f-password", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"**{question.url}?open=answer*")
@@ -185,7 +186,7 @@ def test_an_attempt_survives_the_sign_up_detour(page, content_store: ContentStor
     page.fill("#attempt-local", "Typed before I had an account")
     page.click("a:has-text('Sign up to save and score it')")
     page.fill("#f-email", f"detour{next(_numbers)}@example.com")
-    page.fill("#f-display_name", "Detour")
+    page.fill("#f-display_name", f"Detour {next(_numbers)}")
     page.fill("#f-password", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"**{question.url}*")

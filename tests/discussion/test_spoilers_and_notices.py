@@ -71,7 +71,12 @@ def test_replies_notify_and_can_email_with_one_click_unsubscribe(
     assert re.search(r'class="notify-dot"[^>]*>1<', header)
     listing = client.get("/notifications").text
     assert "Replier" in listing and "A thoughtful reply" in listing
+    # Reading the list is a GET and changes nothing; marking read is a POST.
+    assert re.search(r'class="notify-dot"[^>]*>1<', client.get("/").text)
+    marked = post_form(client, "/notifications/read", {})
+    assert marked.status_code in (200, 303)
     assert 'class="notify-dot"' not in client.get("/").text  # read now
+    assert "Mark all as read" not in client.get("/notifications").text
 
     mail = sent_mail(client.app)[sent_before]
     assert "Replier replied" in mail.subject
@@ -94,3 +99,31 @@ def test_no_notice_for_replying_to_yourself(
     parent = post_id_from(post_comment(client, question.url, "Parent"))
     post_comment(client, question.url, "Self reply", parent_id=parent)
     assert 'class="notify-dot"' not in client.get("/").text
+
+
+def test_a_get_with_open_answer_shows_the_answer_but_records_nothing(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    """A link from any site can send a GET: it must not turn the spoiler guard off for good."""
+    question = next(q for q in content_store.questions if q.is_free)
+    author = TestClient(client.app)
+    signup(author)
+    post_comment(author, question.url, "The answer is obviously X")
+    signup(client)
+    opened = client.get(f"{question.url}?open=answer").text
+    assert 'class="prose answer-body"' in opened
+    later = client.get(question.url).text
+    assert 'class="spoiler"' in later and 'class="prose answer-body"' not in later
+
+
+def test_signing_up_to_read_the_answer_opens_it(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    question = next(q for q in content_store.questions if not q.is_free)
+    author = TestClient(client.app)
+    signup(author)
+    post_comment(author, question.url, "The answer is obviously X")
+    response = signup(client, next_path=f"{question.url}?open=answer#answer-heading")
+    assert response.status_code == 303
+    page = client.get(question.url).text
+    assert 'class="spoiler"' not in page and 'class="prose answer-body"' in page

@@ -19,6 +19,8 @@ class User(TimestampMixin, Base):
     # Stored lower-cased; uniqueness is case-insensitive by construction.
     email: Mapped[str] = mapped_column(String(254), unique=True)
     display_name: Mapped[str] = mapped_column(String(60))
+    # The name case-folded (NFKC): unique, so nobody can post as "MODERATOR" beside "Moderator".
+    display_name_key: Mapped[str] = mapped_column(String(240), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default="member")
     email_verified_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -1,0 +1,29 @@
+"""The cards under a question are ranked on its public text: its answer moves nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from app.content.store import ContentStore
+from app.main import load_site_content
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+
+
+def test_a_questions_answer_does_not_change_its_concept_order(
+    tmp_path: Path, content_store: ContentStore
+) -> None:
+    question = next(q for q in content_store.questions if not q.is_free and len(q.concepts) > 2)
+    last = question.concepts[-1]
+    copy = tmp_path / "content"
+    shutil.copytree(CONTENT, copy)
+    path = copy / "questions" / f"{question.slug}.md"
+    text = path.read_text()
+    stuffing = f"\n\n{(last.title + ' ' + last.summary_text + ' ') * 30}\n"
+    path.write_text(text.replace("\n## Sources", stuffing + "\n## Sources", 1))
+    changed = load_site_content(copy)
+    again = changed.question_by_slug[question.slug]
+    assert again.answer_text != question.answer_text  # the answer did change
+    assert [c.slug for c in again.concepts] == [c.slug for c in question.concepts]
+    assert again.concept_scores == question.concept_scores
