@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.base import utcnow
@@ -180,6 +180,9 @@ class Outbox:
 
     def run_once(self, limit: int = BATCH) -> int:
         """Send what is due now; returns how many rows were handled (0: nothing was due)."""
+        due = self.next_due()
+        if due is None or due > self.clock():  # a read first: an idle poll takes no write lock
+            return 0
         owner = secrets.token_hex(16)
         batch, taken = self.claim(owner, limit)
         for index, claimed in enumerate(batch):
@@ -207,10 +210,13 @@ class Outbox:
             )
 
     def next_due(self) -> datetime | None:
+        """When the next pending row can be claimed (a claimed row: when its lease ends)."""
+        now = self.clock()
+        ready_at = case(
+            (OutboxMessage.claimed_until > now, OutboxMessage.claimed_until),
+            else_=OutboxMessage.available_at,
+        )
         with self.reader() as db:
             return db.scalar(
-                select(OutboxMessage.available_at)
-                .where(OutboxMessage.status == PENDING)
-                .order_by(OutboxMessage.available_at)
-                .limit(1)
+                select(ready_at).where(OutboxMessage.status == PENDING).order_by(ready_at).limit(1)
             )

@@ -155,3 +155,18 @@ def test_concurrent_workers_send_each_message_exactly_once(app_factory, database
     subjects = sorted(mail.subject for mail in mailer.sent)
     assert subjects == sorted(f"#{number}" for number in range(60))
     assert rows(app, SENT) == 60
+
+
+def test_an_idle_or_busy_outbox_is_not_claimed_in_a_loop(app_factory, database_url: str) -> None:  # type: ignore[no-untyped-def]
+    """A row another worker holds is due when its lease ends, not now (no busy polling)."""
+    app = app_factory(database_url)
+    outbox = app.state.mail_worker.outbox
+    assert outbox.next_due() is None and outbox.run_once() == 0
+    with app.state.db.writer() as db, db.begin():
+        enqueue_mail(db, Mail(to="a@example.com", subject="held", text="hi"))
+    batch, taken = outbox.claim("another-worker")
+    assert taken == 1 and batch[0].mail.subject == "held"
+    due = outbox.next_due()
+    assert due is not None and due > outbox.clock()  # the lease's end
+    assert outbox.run_once() == 0  # nothing claimable: no second send
+    assert app.state.mailer.sent == []
