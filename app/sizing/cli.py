@@ -182,7 +182,7 @@ def run(
         return 0
     out.write(format_report(result) + "\n")
     if fixes is not None:
-        out.write("\nRemedies (cheapest first)\n")
+        out.write("\nRemedies (what helps first, then by cost)\n")
         for fix in fixes:
             out.write(f"  [{fix.cost_rank}] {fix.title}: {fix.buys}\n")
     return 0
