@@ -38,6 +38,10 @@ _LAYER_TYPE_ALIASES = {
     "moe": "none",
 }
 _NEMOTRON_PATTERN = {"M": "linear", "*": "full", "-": "none", "E": "none"}
+# Config classes whose sliding_window_size counts the previous tokens a query sees, so the window
+# is that plus the query (transformers configuration_mimo_v2_flash.py). Gemma 2 ships the same key
+# meaning the whole window, and its config class leaves sliding_window as stated.
+_WINDOW_SIZE_EXCLUDES_QUERY = frozenset({"mimo_v2_flash"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +119,8 @@ def _window(keys: Keys) -> int | None:
     # Qwen2/2.5/3 configs carry "sliding_window": 131072 with "use_sliding_window": false.
     if keys.raw("use_sliding_window") is False:
         return None
-    # MiMo-V2 states sliding_window_size as the previous tokens a query sees; transformers'
-    # config class makes the window that plus the query itself (configuration_mimo_v2_flash.py).
-    previous = keys.opt_int("sliding_window_size", maximum=MAX_POSITIONS - 1, zero_is_none=True)
-    if previous is not None:
+    if keys.model_type in _WINDOW_SIZE_EXCLUDES_QUERY and keys.has("sliding_window_size"):
+        previous = keys.int("sliding_window_size", maximum=MAX_POSITIONS - 1)
         return previous + 1
     return keys.opt_int("sliding_window", maximum=MAX_POSITIONS, zero_is_none=True)
 

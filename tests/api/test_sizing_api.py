@@ -150,6 +150,17 @@ def test_bad_configs_name_the_key(sqlite_client: TestClient, config: dict, key: 
     assert error_fields(post(sqlite_client, {"config": config})) == [f"config.{key}"]
 
 
+def test_a_family_the_core_does_not_model_is_refused_by_name(sqlite_client: TestClient) -> None:
+    config = {**load_preset_config("llama-3.1-8b"), "model_type": "step3p7"}
+    response = post(sqlite_client, {"config": config})
+    assert error_fields(response) == ["config.model_type"]
+    assert "'step3p7' is not modelled layer by layer" in response.text
+    compressed = {**load_preset_config("deepseek-v3"), "compress_ratios": [0, 4, 128]}
+    response = post(sqlite_client, {"config": compressed})
+    assert error_fields(response) == ["config.compress_ratios"]
+    assert "compressed sparse attention" in response.text
+
+
 def test_a_config_without_a_max_context_asks_for_one(sqlite_client: TestClient) -> None:
     config = {k: v for k, v in load_preset_config("llama-3.1-8b").items()}
     del config["max_position_embeddings"]

@@ -19,3 +19,7 @@ def vector_config(entry: dict[str, Any]) -> dict[str, Any]:
 
 def extra_configs() -> list[dict[str, Any]]:
     return json.loads((VECTORS_DIR / "extra_configs.json").read_text())["models"]
+
+
+def refused() -> list[dict[str, Any]]:
+    return json.loads((VECTORS_DIR / "refused.json").read_text())["models"]

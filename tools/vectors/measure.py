@@ -34,8 +34,9 @@ SHORT, LONG = 16, 32
 INDEXER_QUANT_BLOCK = 128  # vLLM DeepseekV32IndexerCache: fp8 values + one fp32 scale per 128
 
 
-def text_config(path: Path) -> tuple[dict[str, Any], Any, str]:
-    """The text model's config, and the model_type transformers built it as.
+def text_config(path: Path) -> tuple[dict[str, Any], Any, str, bool]:
+    """The text model's config, the model_type transformers built it as, and whether the whole
+    model (the wrapper, for multimodal configs) ties its head to the embeddings.
 
     A model_type transformers does not know (remote-code checkpoints) is built as the class its
     ``architectures`` names (Kimi K2 ships ``kimi_k2`` with ``DeepseekV3ForCausalLM``, the class
@@ -46,17 +47,24 @@ def text_config(path: Path) -> tuple[dict[str, Any], Any, str]:
     model_type = data.pop("model_type", None)
     if model_type in CONFIG_MAPPING:
         config = CONFIG_MAPPING[model_type](**data)
-        return raw, config.get_text_config(decoder=True), model_type
+        return (
+            raw,
+            config.get_text_config(decoder=True),
+            model_type,
+            getattr(config, "tie_word_embeddings", False),
+        )
     text = data.get("text_config")
     if isinstance(text, dict) and text.get("model_type") in CONFIG_MAPPING:
         text = dict(text)
         text_type = text.pop("model_type")
-        return raw, CONFIG_MAPPING[text_type](**text), text_type
+        config = CONFIG_MAPPING[text_type](**text)
+        return raw, config, text_type, bool(raw.get("tie_word_embeddings", False))
     for arch in data.get("architectures") or []:
         cls = getattr(transformers, arch, None)
         if cls is not None and getattr(cls, "config_class", None) is not None:
             config = cls.config_class(**data)
-            return raw, config.get_text_config(decoder=True), config.model_type
+            text = config.get_text_config(decoder=True)
+            return raw, text, config.model_type, getattr(config, "tie_word_embeddings", False)
     raise SystemExit(f"{path}: transformers knows neither model_type {model_type!r} nor its class")
 
 
@@ -73,10 +81,9 @@ def build(config: Any, wrapper_ties: bool) -> tuple[torch.nn.Module, int]:
             return AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16), 0
         except ValueError:
             model = AutoModel.from_config(config, dtype=torch.bfloat16)
-    # the wrapper decides tying when the text config has no say (Qwen3-VL's has none)
-    tied = getattr(config, "tie_word_embeddings", None)
-    tied = wrapper_ties if tied is None else tied
-    return model, 0 if tied else config.vocab_size * config.hidden_size
+    # the head belongs to the wrapper, so the wrapper's tie_word_embeddings decides (Qwen3-VL-MoE's
+    # text config says true, its wrapper false: the ConditionalGeneration model is untied)
+    return model, 0 if wrapper_ties else config.vocab_size * config.hidden_size
 
 
 def _tensors(obj: Any) -> list[tuple[str, torch.Tensor]]:
@@ -144,8 +151,8 @@ def _windows(config: Any) -> list[int | None]:
 
 
 def measure(path: Path, name: str | None = None) -> dict[str, Any]:
-    raw, config, built_as = text_config(path)
-    model, head_apart = build(config, bool(raw.get("tie_word_embeddings", False)))
+    raw, config, built_as, wrapper_ties = text_config(path)
+    model, head_apart = build(config, wrapper_ties)
     params_total = sum(p.numel() for p in model.parameters()) + head_apart
     embedding = model.get_input_embeddings().weight.numel()
     if head_apart or getattr(model, "lm_head", None) is None:
@@ -232,12 +239,17 @@ def measure(path: Path, name: str | None = None) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("configs", nargs="*", type=Path)
-    parser.add_argument("--all", action="store_true", help="every config in the vectors folder")
+    parser.add_argument("--all", action="store_true", help="every committed config not refused")
     parser.add_argument("--write", action="store_true", help="merge results into vectors.json")
     args = parser.parse_args(argv)
     paths = list(args.configs)
-    if args.all:
-        paths += sorted((VECTORS_DIR / "configs").glob("*.json"))
+    if args.all:  # every committed config but the refused families
+        refused = {
+            r["config"] for r in json.loads((VECTORS_DIR / "refused.json").read_text())["models"]
+        }
+        paths += sorted(
+            p for p in (VECTORS_DIR / "configs").glob("*.json") if p.name not in refused
+        )
     vectors_file = VECTORS_DIR / "vectors.json"
     doc = json.loads(vectors_file.read_text())
     by_config = {m["config"]: m for m in doc["models"]}
