@@ -121,11 +121,13 @@ def sizing_error(error: SizingError, *, from_config: bool) -> InvalidInput:
 
 
 def model_spec(body: SizingRequestBody) -> ModelSpec:
+    name = body.name.strip() if body.name and body.name.strip() else None
     try:
         if body.model is not None:
-            return load_preset(body.model)
+            spec = load_preset(body.model)
+            return dataclasses.replace(spec, name=name) if name else spec
         assert body.config is not None
-        return parse_config(body.config)
+        return parse_config(body.config, name=name)
     except SizingError as error:
         raise sizing_error(error, from_config=body.model is None) from None
 

@@ -40,6 +40,14 @@ class SizingRequestBody(BaseModel):
         f"`text_config` are fine). At most {MAX_CONFIG_BYTES // 1024} KiB. Exactly one of "
         "`model` and `config`.",
     )
+    name: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        description="Display name for the model. Null: the preset's name, else the config's "
+        "`_name_or_path`, else a family name from its `model_type`.",
+        examples=["my-finetune"],
+    )
     gpu: str = Field(
         "H100-SXM",
         min_length=1,
