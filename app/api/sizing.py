@@ -39,6 +39,8 @@ from app.sizing import (
     remedies,
     size,
 )
+from app.sizing.gpu_perf import interconnect
+from app.sizing.gpus import GPU
 from app.web.body_limit import capped_body_route
 from app.web.throttle import SIZING_API_PER_CLIENT, throttle
 
@@ -213,4 +215,9 @@ def get_models() -> JSONResponse:
 def get_gpus() -> JSONResponse:
     """Every GPU with the total CUDA reports to a process (`memory_bytes`, the base capacity
     starts from), the `nvidia-smi` figure and the nominal one, each with its source."""
-    return JSONResponse([gpu.to_dict() for gpu in GPUS.values()])
+    return JSONResponse([_gpu_entry(gpu) for gpu in GPUS.values()])
+
+
+def _gpu_entry(gpu: GPU) -> dict[str, Any]:
+    link = interconnect(gpu)
+    return {**gpu.to_dict(), "interconnect": dataclasses.asdict(link) if link else None}

@@ -361,6 +361,14 @@ class ModelPreset(BaseModel):
     source_note: str
 
 
+class Interconnect(BaseModel):
+    name: str = Field(description='e.g. "NVLink 4 (NVSwitch)".')
+    bytes_per_s_per_direction: int = Field(
+        description="Per-GPU bandwidth in one direction, bytes/s (datasheets quote both directions)."
+    )
+    source: str = Field(description="The datasheet the figure comes from.")
+
+
 class GPUInfo(BaseModel):
     id: str = Field(description="The id to pass as `gpu`.")
     name: str
@@ -376,6 +384,10 @@ class GPUInfo(BaseModel):
     memory_source: str = Field(description="Where memory_bytes comes from.")
     memory_is_estimate: bool = Field(description="True when memory_bytes is derived, not reported.")
     spec_source: str
+    interconnect: Interconnect | None = Field(
+        description="The scale-up link tensor parallelism all-reduces over; null when no sourced "
+        "figure exists (time is then not estimated at tp > 1)."
+    )
 
 
 class ErrorItem(BaseModel):
