@@ -137,3 +137,24 @@ def test_a_session_through_every_kind_of_page_logs_no_error(
     page.goto("/calculator?source=config")
     page.locator("#calc-config").press_sequentially('{"model_type": "llama", "hidden', delay=5)
     page.wait_for_timeout(600)
+
+
+def test_bookmark_keeps_focus_and_the_menu_closes_on_escape(
+    page, content_store: ContentStore
+) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    question = content_store.questions[0]
+    sign_up(page)
+    page.goto(question.url)
+    button = page.locator(f"#bookmark-{question.slug}")
+    button.focus()
+    page.keyboard.press("Enter")
+    expect(button).to_have_attribute("aria-pressed", "true")
+    expect(button).to_be_focused()  # the swapped-in button, not the page body
+    menu = page.locator("details.account-menu")
+    menu.locator("summary").click()
+    expect(menu).to_have_attribute("open", "")
+    page.keyboard.press("Escape")
+    expect(menu).not_to_have_attribute("open", "")
+    expect(menu.locator("summary")).to_be_focused()
