@@ -158,3 +158,44 @@ def test_bookmark_keeps_focus_and_the_menu_closes_on_escape(
     page.keyboard.press("Escape")
     expect(menu).not_to_have_attribute("open", "")
     expect(menu.locator("summary")).to_be_focused()
+
+
+def test_the_outline_rail_follows_the_reader(page, content_store: ContentStore) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    question = content_store.questions[0]
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(question.url)
+    rail = page.locator(".page-rail")
+    expect(rail).to_be_visible()
+    box, column = rail.bounding_box(), page.locator(".question-page .page-header").bounding_box()
+    assert box and column and box["x"] > column["x"] + column["width"]  # the right column
+    outline = page.locator(".page-outline ol a")
+    expect(outline.first).to_have_attribute("aria-current", "location")
+    page.evaluate("document.getElementById('rubric-heading').scrollIntoView()")
+    expect(page.locator(".page-outline a[href='#rubric-heading']")).to_have_attribute(
+        "aria-current", "location"
+    )
+    assert page.locator(".page-outline a[aria-current]").count() == 1
+    assert (
+        rail.evaluate("el => el.querySelector('.page-outline').getBoundingClientRect().top") < 200
+    )
+    page.set_viewport_size({"width": 900, "height": 900})
+    expect(rail).to_be_hidden()  # narrower screens keep one column
+
+
+def test_the_phone_header_is_compact_and_the_track_chips_scroll(browser, live_server) -> None:  # type: ignore[no-untyped-def]
+    context = browser.new_context(base_url=live_server.url, viewport=PHONE)
+    try:
+        tab = context.new_page()
+        tab.goto("/")
+        header = tab.locator(".site-header").bounding_box()
+        assert header and header["height"] <= 100, header  # two short rows, not three
+        chips = tab.locator(".filters .chip-group")
+        box = chips.bounding_box()
+        assert box and box["height"] < 50  # one row
+        assert chips.evaluate("el => el.scrollWidth > el.clientWidth")  # the rest scrolls
+        first_question = tab.locator(".question-row").first.bounding_box()
+        assert first_question is not None
+    finally:
+        context.close()
