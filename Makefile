@@ -10,6 +10,7 @@ PORT   ?= 8000
 PY_STAMP   := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 VENDOR     := static/vendor/htmx.min.js
+FONTS      := static/vendor/fonts/.installed
 
 .PHONY: run test lint format deps check bench bench-load clean lock
 
@@ -23,7 +24,7 @@ test: deps
 	$(BIN)/prefill content check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-deps: $(PY_STAMP) $(VENDOR)
+deps: $(PY_STAMP) $(VENDOR) $(FONTS)
 
 $(PY_STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +43,16 @@ $(VENDOR): $(NODE_STAMP)
 	mkdir -p static/vendor/swagger-ui
 	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css \
 		static/vendor/swagger-ui/
+
+# Self-hosted fonts (Latin subsets, woff2) from npm. The file names carry the package version, so
+# the server may let browsers cache them for a year (app/web/assets.py).
+$(FONTS): $(NODE_STAMP)
+	mkdir -p static/vendor/fonts
+	cp node_modules/@fontsource-variable/inter/files/inter-latin-wght-normal.woff2 \
+	  static/vendor/fonts/inter-latin-wght-normal.v$$(node -p "require('@fontsource-variable/inter/package.json').version").woff2
+	cp node_modules/@fontsource/ibm-plex-mono/files/ibm-plex-mono-latin-400-normal.woff2 \
+	  static/vendor/fonts/ibm-plex-mono-latin-400-normal.v$$(node -p "require('@fontsource/ibm-plex-mono/package.json').version").woff2
+	touch $@
 
 lint: deps
 	$(BIN)/ruff check .

@@ -42,15 +42,29 @@ def _limited(request: Request, db, user, limit) -> Response | None:  # type: ign
 
 
 def _thread_response(
-    request, db, content, templates, viewer, section, slug, *, sort="new", status_code=200
+    request,
+    db,
+    content,
+    templates,
+    viewer,
+    section,
+    slug,
+    *,
+    sort="new",
+    status_code=200,
+    expanded=None,
 ):  # type: ignore[no-untyped-def]
+    """`expanded`: a post whose folded (spoiler) text the reader had open, e.g. the one they just
+    replied to: it stays open in the re-rendered thread."""
     thread = build_thread(db, content, viewer, _kind(section), slug, sort=sort)
-    return templates.page(
-        request,
-        "partials/discussion.html",
-        {"thread": thread, "composer": {}, "errors": {}, "report_reasons": REPORT_REASONS},
-        status_code=status_code,
-    )
+    values = {
+        "thread": thread,
+        "composer": {},
+        "errors": {},
+        "report_reasons": REPORT_REASONS,
+        "expanded_post_id": expanded,
+    }
+    return templates.page(request, "partials/discussion.html", values, status_code=status_code)
 
 
 @router.get("/{section}/{slug}/comments")
@@ -114,7 +128,9 @@ def create(
         notify.email_reply_later(request, db, post)
     if not is_htmx(request):
         return RedirectResponse(f"{thread.url}?sort=new#post-{post.id}", 303)
-    return _thread_response(request, db, content, templates, viewer, section, slug)
+    return _thread_response(
+        request, db, content, templates, viewer, section, slug, expanded=parent_id
+    )
 
 
 @router.post("/comments/preview")
@@ -170,7 +186,21 @@ def edit(
     viewer: CurrentViewer,
     user: CurrentUser,
     body: Text = "",
+    action: Text = "save",
 ) -> Response:
+    if action == "preview":  # without JavaScript: the form again, with the preview, nothing saved
+        post = service.get_post(db, post_id) if _exists(db, post_id) else None
+        if post is None or post.author_id != user.id:
+            return error_response(
+                request, 403 if post else 404, "You can only edit your own posts."
+            )
+        values = {
+            "post": post,
+            "draft": body,
+            "errors": {},
+            "preview": render_post(body[:MAX_LENGTH]),
+        }
+        return templates.page(request, "discussion/edit.html", values)
     if (limited := _limited(request, db, user, limits.POSTS_PER_ACCOUNT)) is not None:
         return limited
     try:
@@ -212,7 +242,14 @@ def _post_response(request, db, content, templates, viewer, post):  # type: igno
 
 
 @router.post("/posts/{post_id}/delete")
-def delete(request: Request, post_id: RowId, db: DbSession, user: CurrentUser) -> Response:
+def delete(
+    request: Request,
+    post_id: RowId,
+    db: DbSession,
+    content: Content,
+    viewer: CurrentViewer,
+    user: CurrentUser,
+) -> Response:
     try:
         post = service.readable_post(db, post_id, user)
         where = ("questions" if post.subject_type == "question" else "concepts", post.subject_slug)
@@ -220,8 +257,11 @@ def delete(request: Request, post_id: RowId, db: DbSession, user: CurrentUser) -
     except DiscussionError as error:
         return error_response(request, error.status, error.message)
     if is_htmx(request):
+        # The heading's count changes too (out of band), so it never shows a stale number.
+        count = build_thread(db, content, viewer, post.subject_type, post.subject_slug).count
         return HTMLResponse(
             '<p class="post-removed muted" role="status">Your post was deleted.</p>'
+            f'<h2 id="discussion-heading" hx-swap-oob="true">Discussion · {count}</h2>'
         )
     return RedirectResponse(f"/{where[0]}/{where[1]}#discussion-heading", 303)
 

@@ -14,7 +14,7 @@ from app.content.schema import LEVEL_LABELS
 from app.content.store import ContentStore
 from app.db.session import DbSession
 from app.numbers import OutOfRange, parse_int
-from app.search import indexer, post_events, service
+from app.search import indexer, post_events, service, spelling
 from app.search.query import MAX_QUERY_CHARS, parse
 from app.search.service import KIND_FILTERS, KIND_LABELS, Filters
 from app.web.caching import CachedPage, accepts_gzip
@@ -93,15 +93,30 @@ def _kept(request: Request, response: Response) -> CachedPage:
     return page
 
 
+def _did_you_mean(db, content, viewer, found, filters) -> spelling.Suggestion | None:  # type: ignore[no-untyped-def]
+    """For a search that found nothing: the corrected query, if it finds something."""
+    if found.query.is_empty or found.total:
+        return None
+    suggestion = spelling.suggest(db, found.query)
+    if suggestion is None:
+        return None
+    retry = service.search(db, content, viewer, parse(suggestion.text), filters, 1)
+    return suggestion if retry.total else None
+
+
 def _render(request, db, content, templates, viewer, q, filters, page) -> Response:  # type: ignore[no-untyped-def]
     query = parse(q)
     if indexer.ensure_indexed_once(request.app.state):
         # Fresh documents: an SQLite read transaction begun earlier would not see them.
         with request.app.state.db.reader() as fresh:
             found = service.search(fresh, content, viewer, query, filters, _page_number(page))
+            suggestion = _did_you_mean(fresh, content, viewer, found, filters)
     else:
         found = service.search(db, content, viewer, query, filters, _page_number(page))
+        suggestion = _did_you_mean(db, content, viewer, found, filters)
     values = {
+        "suggestion": suggestion,
+        "suggestion_url": canonical_url(suggestion.text, filters, 1) if suggestion else "",
         "q": query.text,
         "found": found,
         "filters": filters,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 FTS_TABLE = "search_fts"  # FTS5 also creates search_fts_data, _idx, _docsize and _config
+SPELLING_TABLE = "search_spelling"  # the spelling vocabulary (and search_spelling_vocab)
 TSVECTOR_COLUMNS = frozenset({"public_tsv", "full_tsv"})
 GIN_INDEX = "ix_search_documents_full_tsv"
 
@@ -17,7 +18,7 @@ def is_engine_specific(name: str | None, type_: str, table: str | None = None) -
     if name is None:
         return False
     if type_ == "table":
-        return name == FTS_TABLE or name.startswith(FTS_TABLE + "_")
+        return any(name == t or name.startswith(t + "_") for t in (FTS_TABLE, SPELLING_TABLE))
     if type_ == "column":
         return table == "search_documents" and name in TSVECTOR_COLUMNS
     if type_ == "index":

@@ -17,6 +17,9 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
 IMMUTABLE = "public, max-age=31536000, immutable"
+# Fonts are fetched by URLs written in the stylesheets, not through `url()`: their file names carry
+# the npm package's version instead of a hash (see the Makefile), so they never change in place.
+VERSIONED_DIRS = ("vendor/fonts/",)
 REVALIDATE = "public, max-age=0, must-revalidate"
 _HASHED = re.compile(r"^(?P<stem>.+)\.(?P<hash>[0-9a-f]{10})(?P<suffix>\.[A-Za-z0-9]+)$")
 
@@ -69,6 +72,8 @@ class AssetManifest:
             # A page from before a deploy asking for the old version: serve the current one, briefly.
         if asset is None:
             raise HTTPException(status_code=404)
+        if requested.startswith(VERSIONED_DIRS):
+            return self._file(asset.path, IMMUTABLE, asset.digest)
         response = self._file(asset.path, REVALIDATE, asset.digest)
         if request.headers.get("if-none-match") == response.headers.get("etag"):
             return Response(status_code=304, headers={"etag": f'"{asset.digest}"'})

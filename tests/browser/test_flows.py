@@ -117,9 +117,13 @@ def test_voting_and_deleting_through_htmx(
     page.click("button:has-text('Post approach')")
     mine = page.locator("article.post", has_text="Short-lived post").first
     mine.wait_for()
-    page.once("dialog", lambda dialog: dialog.accept())  # hx-confirm
-    mine.locator("button:has-text('Delete')").click()
+    heading = page.locator("#discussion-heading")
+    before = int(heading.inner_text().rsplit("·", 1)[1])
+    page.on("dialog", lambda dialog: (_ for _ in ()).throw(AssertionError("a native dialog")))
+    mine.locator("details.delete-box > summary").click()  # an in-page confirmation
+    mine.locator("button:has-text('Delete post')").click()
     page.locator(".post-removed").wait_for()
+    assert heading.inner_text() == f"Discussion · {before - 1}"  # the count follows
     assert still_same_page(page)
 
 
@@ -144,10 +148,13 @@ def test_discussion_works_with_javascript_off(
     page.locator("article.reply", has_text="A reply without JavaScript").wait_for()
     page.locator(f"#{post_id} a:has-text('Edit')").first.click()
     page.fill("textarea[name=body]", "Edited without JavaScript")
+    page.click("form.post-edit button:has-text('Preview')")  # a preview, nothing saved
+    assert page.locator(".composer-preview", has_text="Edited without JavaScript").count() == 1
     page.click("button:has-text('Save')")
     page.locator(f"#{post_id}", has_text="Edited without JavaScript").wait_for()
     reply = page.locator("article.reply", has_text="A reply without JavaScript")
-    reply.locator("button:has-text('Delete')").click()  # no hx-confirm without JS
+    reply.locator("details.delete-box > summary").click()  # a native <details>: no JS needed
+    reply.locator("button:has-text('Delete post')").click()
     page.wait_for_load_state()
     assert page.locator("article.reply", has_text="A reply without JavaScript").count() == 0
     page.fill("#composer-body", "Preview me **bold**")

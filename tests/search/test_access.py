@@ -71,10 +71,7 @@ def test_visitors_find_locked_questions_by_title_and_lede(
     for question in locked[:6]:
         found = search(visitor, question.title)
         assert found and found[0].url == question.url, question.slug
-        assert (
-            "Answer with a free account"
-            in visitor.get("/search", params={"q": question.title}).text
-        )
+        assert "Free with account" in visitor.get("/search", params={"q": question.title}).text
 
 
 def test_free_answers_are_searched_for_everyone(
