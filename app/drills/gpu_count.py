@@ -73,7 +73,7 @@ def min_gpus(rng: Random, seed: int) -> Drill:
             Mistake(
                 "weights-only",
                 "the KV cache left out",
-                f"{weights_only} GPU{'s' if weights_only != 1 else ''} hold the weights, but "
+                f"{weights_only} GPU{'s hold' if weights_only != 1 else ' holds'} the weights, but "
                 f"{concurrency} sequences of {context:,} tokens need their cache too.",
                 Fraction(weights_only),
             )

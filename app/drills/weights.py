@@ -132,7 +132,11 @@ def weight_memory(rng: Random, seed: int) -> Drill:
         steps.append(
             f"Per GPU at TP={tp}: ⌈{total:,} / {tp}⌉ = {expected:,} B = {c.gib(expected)}."
         )
-    steps += [note for note in result.notes if "weights" in note.lower()][:1]
+    if spec.quantization and dtype is not None:
+        steps.append(
+            f"(The checkpoint itself ships quantised, {spec.quantization}; this drill asks for "
+            f"{dtype}.)"
+        )
     return Drill(
         skill="weight-memory",
         seed=seed,
