@@ -17,7 +17,7 @@ from app.sizing.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
 MAX_CONFIG_BYTES = 256 * 1024
 
 KvDtype = Literal["bf16", "fp16", "fp8"]
-WeightDtype = Literal["bf16", "fp16", "fp8", "int8", "int4"]
+WeightDtype = Literal["auto", "bf16", "fp16", "fp8", "int8", "int4"]
 StrictInt = Annotated[int, Field(strict=True)]
 
 
@@ -60,7 +60,7 @@ class SizingRequestBody(BaseModel):
         ge=1,
         le=MAX_CONTEXT,
         description="Context length per sequence, in tokens (prompt + output; vLLM's "
-        "--max-model-len). Null: the model's max_position_embeddings.",
+        "--max-model-len). Null: the model's limit (`context_limit`); longer is a 422.",
     )
     concurrency: StrictInt = Field(
         1,
@@ -74,9 +74,13 @@ class SizingRequestBody(BaseModel):
         "models FlashMLA's fp8_ds_mla layout (656 bytes per token per layer).",
     )
     weight_dtype: WeightDtype = Field(
-        "bf16",
-        description="Weight dtype. fp8/int8: 1 byte per parameter; int4: 33/64 byte per "
-        "parameter (0.5 + one fp16 scale per 128); embedding and untied head stay bf16.",
+        "auto",
+        description="Weight precision. auto: as the checkpoint ships, from its "
+        "quantization_config (fp8 block-scaled, mxfp4, nvfp4, AWQ/GPTQ, compressed-tensors, "
+        "ModelOpt, with their scale tensors and unquantised modules), else bf16. Otherwise every "
+        "parameter in that dtype (fp8/int8: 1 byte; int4: 33/64 byte, 0.5 + one fp16 scale per "
+        "128) with embedding and untied head in bf16; asking for the precision the checkpoint "
+        "already ships sizes the shipped layout.",
     )
     gpu_util: float = Field(
         DEFAULT_GPU_UTIL,
@@ -99,6 +103,40 @@ class SizingRequestBody(BaseModel):
         le=MAX_BYTES,
         description="An explicit KV cache budget per GPU, in bytes (vLLM's "
         "--kv-cache-memory-bytes); replaces gpu_util and reserve_bytes.",
+    )
+    prompt_tokens: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONTEXT,
+        description="Prompt length in tokens for `time.ttft_ms`. Null: the context.",
+    )
+    output_tokens: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONTEXT,
+        description="Tokens generated per request, for `time.request_ms`.",
+    )
+    tpot_slo_ms: float | None = Field(
+        None,
+        gt=0,
+        le=1e6,
+        allow_inf_nan=False,
+        description="A time-per-output-token target in milliseconds: `time.slo` gives the "
+        "largest batch per replica that meets it and the tokens/s there.",
+    )
+    gpu_hour_usd: float | None = Field(
+        None,
+        gt=0,
+        le=1e4,
+        allow_inf_nan=False,
+        description="Price of one GPU-hour in US dollars, for "
+        "`time.cost_per_million_output_tokens_usd` (every requested GPU is paid for).",
+    )
+    perf_profile: Literal["engine", "pytorch"] = Field(
+        "engine",
+        description="Efficiency profile of the time estimate: `engine` (a serving engine's "
+        "kernels, checked against published vLLM runs) or `pytorch` (fitted to an H200 measured "
+        "in plain PyTorch with CUDA graphs).",
     )
     include_remedies: bool = Field(
         False,
@@ -123,12 +161,21 @@ class LayerGroup(BaseModel):
     constant_bytes_per_layer_per_gpu: int = Field(description="The same, per GPU under tp.")
 
 
+CUDA_TOTAL = (
+    "The total memory CUDA reports to a process (torch.cuda.mem_get_info), in bytes: the base "
+    "vLLM multiplies by gpu_memory_utilization, and the base every capacity here starts from."
+)
+
+
 class GPUSummary(BaseModel):
     id: str
     name: str
-    memory_bytes: int = Field(description="Memory the driver reports, in bytes.")
-    memory_is_estimate: bool
+    memory_bytes: int = Field(description=CUDA_TOTAL)
+    memory_is_estimate: bool = Field(description="True when memory_bytes is derived, not reported.")
     marketed_memory: str = Field(description='The nominal figure, e.g. "80 GB HBM3".')
+    cuda_total_bytes: int = Field(description="The same as memory_bytes, named for what it is.")
+    nvidia_smi_bytes: int = Field(description="memory.total as nvidia-smi (rocm-smi) prints it.")
+    memory_source: str = Field(description="Where memory_bytes comes from.")
 
 
 class ResolvedInputs(BaseModel):
@@ -144,6 +191,78 @@ class ResolvedInputs(BaseModel):
     kv_budget_bytes: int | None = Field(description="Bytes per GPU, when given.")
 
 
+class StepBreakdown(BaseModel):
+    """One decode step split into parts that add up to it, in milliseconds."""
+
+    weights: float = Field(description="ms streaming this GPU's weights (MoE: experts touched).")
+    kv: float = Field(description="ms reading every resident sequence's cache at `context`.")
+    compute: float = Field(
+        description="ms the math adds beyond the bytes, in phases where FLOPs take longer."
+    )
+    communication: float = Field(description="ms of tensor-parallel all-reduces (2 per layer).")
+    overhead: float = Field(description="ms of fixed per-layer and per-step overhead.")
+
+
+class SloResult(BaseModel):
+    tpot_slo_ms: float = Field(description="The TPOT target, ms.")
+    max_batch: int = Field(description="Largest batch per replica meeting it (0: none does).")
+    tpot_ms: float | None = Field(None, description="TPOT at that batch, ms.")
+    tokens_per_s: float = Field(description="Output tokens/s of one replica at that batch.")
+    tokens_per_s_total: float = Field(description="Output tokens/s of all replicas.")
+    limited_by: Literal["tpot", "kv_capacity"] = Field(
+        description="`kv_capacity` when the pool runs out before the target is reached."
+    )
+
+
+class TimeEstimate(BaseModel):
+    """Decode and prefill time per replica, estimated under `profile` (memory figures are exact;
+    these are estimates). Decode figures put all `batch` sequences at the full context: the
+    slowest step of their lives. Null values come with a `reason`."""
+
+    decode_step_ms: float | None = Field(description="One decode step, milliseconds.")
+    tpot_ms: float | None = Field(description="Time per output token of each sequence, ms.")
+    tokens_per_s: float | None = Field(description="Output tokens per second, one replica.")
+    tokens_per_s_total: float | None = Field(description="Output tokens per second, all replicas.")
+    ttft_ms: float | None = Field(
+        description="Time to first token for `prompt_tokens` with an empty queue, ms; also the "
+        "stall one unchunked prompt of that length causes every decoding stream."
+    )
+    request_ms: float | None = Field(
+        description="TTFT + output_tokens × TPOT, ms (when `output_tokens` is given)."
+    )
+    batch: int | None = Field(
+        description="Sequences per replica in the timed step: the requested concurrency per "
+        "replica, capped at what the KV pool holds."
+    )
+    bound: (
+        Literal["kv_capacity", "weight_bandwidth", "kv_bandwidth", "compute", "communication"]
+        | None
+    ) = Field(
+        description="What limits the deployment: `kv_capacity` when the requested sequences "
+        "fill or exceed the pool, else the largest phase of the step."
+    )
+    bound_detail: dict[str, Any] | None = Field(
+        description="The figures that decide `bound`: shares of the step (0–1), bytes read and "
+        "FLOPs per GPU per step, sequences requested and that fit, `step_bound` (what bounds "
+        "the step itself), and for MoE the experts touched per layer."
+    )
+    breakdown_ms: StepBreakdown | None
+    ridge_batch: int | None = Field(
+        description="Batch (tokens per step) at which the linear layers turn compute-bound."
+    )
+    slo: SloResult | None = Field(description="Present when `tpot_slo_ms` is given.")
+    cost_per_million_output_tokens_usd: float | None = Field(
+        description="US dollars per million output tokens at `tokens_per_s_total` (when "
+        "`gpu_hour_usd` is given)."
+    )
+    profile: Literal["engine", "pytorch"]
+    profile_source: str = Field(description="Where the profile's efficiencies come from.")
+    prompt_tokens: int = Field(description="Prompt tokens used for `ttft_ms`.")
+    output_tokens: int | None
+    note: str
+    reason: str | None = Field(description="Why the figures are null, when they are.")
+
+
 class SizingResponse(BaseModel):
     """`size(...).to_dict()`: every number is an exact integer (bytes, tokens or a count)."""
 
@@ -154,8 +273,13 @@ class SizingResponse(BaseModel):
     params_embedding: int
     params_mtp: int = Field(description="Multi-token-prediction parameters, not in the total.")
     params_exact: bool = Field(description="False when the block layout is approximated.")
-    weights_bytes: int = Field(description="Weight bytes in `weight_dtype`.")
+    weights_bytes: int = Field(description="Weight bytes in `weights_precision`.")
     weights_bytes_per_gpu: int = Field(description="Weight bytes per GPU (weights / tp).")
+    weights_precision: str = Field(description="bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, ...")
+    weights_precision_source: str = Field(
+        description='Where the precision came from, e.g. "fp8 as shipped, from '
+        'quantization_config (…)" or "fp8 as asked".'
+    )
     kv_bytes_per_token: int = Field(description="Cache bytes one token adds, all layers.")
     kv_bytes_per_token_beyond_window: int = Field(
         description="Bytes per token once every window is full."
@@ -166,16 +290,26 @@ class SizingResponse(BaseModel):
     kv_bytes_per_token_per_gpu: int
     kv_bytes_per_sequence_per_gpu: int
     state_bytes_per_sequence_per_gpu: int
-    usable_bytes_per_gpu: int = Field(description="ceil(reported bytes × gpu_util).")
+    usable_bytes_per_gpu: int = Field(description="ceil(CUDA total × gpu_util).")
     reserve_bytes_per_gpu: int
     kv_budget_bytes_per_gpu: int = Field(description="Bytes per GPU left for the KV cache.")
     kv_capacity_tokens: int | None = Field(description="Tokens one replica's KV pool holds.")
     sequences_per_replica: int = Field(description="Whole sequences of `context` per replica.")
     max_concurrency: int = Field(description="Sequences of `context` tokens, all replicas.")
     max_context: int | None = Field(
-        description="Longest context in tokens at which `concurrency` sequences fit; null when "
-        "unbounded (every layer windowed)."
+        description="Longest context in tokens at which `concurrency` sequences fit, never "
+        "beyond the model's `context_limit`; null only when neither memory nor the config "
+        "bounds it (every layer windowed and no stated limit)."
     )
+    max_context_limited_by: str | None = Field(
+        description='What binds max_context: "the model\'s 131,072" or "the KV pool".'
+    )
+    context_limit: int | None = Field(
+        description="The longest context the model states, in tokens: max_position_embeddings, "
+        "raised by YaRN rope scaling (factor × original_max_position_embeddings). A longer "
+        "`context` is a 422."
+    )
+    context_limit_source: str = Field(description="Which config key states context_limit.")
     min_gpus: int | None = Field(
         description="Smallest legal tp whose one replica fits the load; null when none does."
     )
@@ -191,6 +325,7 @@ class SizingResponse(BaseModel):
         description="Each layer group's formula, symbolic and filled with this model's numbers."
     )
     notes: list[str] = Field(description="Engine differences and caveats that apply here.")
+    time: TimeEstimate
     remedies: list[dict[str, Any]] | None = Field(
         None, description="Present when `include_remedies` is true: ranked what-ifs."
     )
@@ -205,6 +340,9 @@ class ModelPreset(BaseModel):
     params_total: int
     params_active: int
     max_position_embeddings: int | None = Field(description="Tokens.")
+    context_limit: int | None = Field(
+        description="The longest context the model states, in tokens (YaRN scaling included)."
+    )
     kv_bytes_per_token: int = Field(description="Bytes per token in bf16, all layers.")
     source_url: str = Field(description="Where the config.json was copied from.")
     source_repo: str
@@ -217,13 +355,16 @@ class GPUInfo(BaseModel):
     id: str = Field(description="The id to pass as `gpu`.")
     name: str
     vendor: str
-    memory_bytes: int = Field(description="Memory the driver reports, in bytes.")
-    marketed_memory: str
+    memory_bytes: int = Field(description=CUDA_TOTAL)
+    cuda_total_bytes: int = Field(description="The same as memory_bytes, named for what it is.")
+    marketed_memory: str = Field(description='The nominal figure, e.g. "80 GB HBM3".')
+    nvidia_smi_bytes: int = Field(description="memory.total as nvidia-smi (rocm-smi) prints it.")
+    nvidia_smi_source: str = Field(description="Where nvidia_smi_bytes comes from.")
     hbm_bandwidth_bytes_per_s: int | None = Field(description="Peak HBM bandwidth, bytes/s.")
     dense_bf16_tflops: float | None
     dense_fp8_tflops: float | None
-    memory_source: str = Field(description="Where the memory figure comes from.")
-    memory_is_estimate: bool
+    memory_source: str = Field(description="Where memory_bytes comes from.")
+    memory_is_estimate: bool = Field(description="True when memory_bytes is derived, not reported.")
     spec_source: str
 
 

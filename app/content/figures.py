@@ -2,6 +2,11 @@
 
     {{ size model=llama-3.1-70b field=kv_bytes_per_sequence context=32768 unit=GiB }}
     {{ gpu id=H200 field=memory_bytes unit=GiB digits=1 }}
+    {{ size model=llama-3.1-70b field=tpot_ms gpu=H200 gpus=8 context=32768 concurrency=85 unit=ms }}
+
+Time figures (engine profile) are the fields of the result's ``time`` object, by bare name
+(``tpot_ms``, ``tokens_per_s``, ``ttft_ms``, ``ridge_batch`` …) or dotted into its parts
+(``bound_detail.kv_share``, ``breakdown_ms.kv``, ``slo.max_batch``).
 
 So the text, the widget and the API can never disagree. Unknown models, fields, units or
 arguments are content errors that `prefill content check` reports.
@@ -49,8 +54,19 @@ RATE_UNITS: dict[str, tuple[int, str]] = {
     "TB/s": (1000**4, " TB/s"),
     "TFLOPS": (1, " TFLOPS"),
 }
-FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix"})
-REQUEST_INT_ARGS = frozenset({"gpus", "tp", "context", "concurrency"})
+# Time figures: (divisor, label); "percent" shows a 0–1 share as a percentage, "usd" prefixes $.
+TIME_UNITS: dict[str, tuple[float, str]] = {
+    "ms": (1, " ms"),
+    "s": (1000, " s"),
+    "tokens/s": (1, " tokens/s"),
+    "percent": (0.01, "%"),
+    "usd": (1, ""),
+}
+FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix", "times"})
+REQUEST_INT_ARGS = frozenset(
+    {"gpus", "tp", "context", "concurrency", "prompt_tokens", "output_tokens"}
+)
+REQUEST_FLOAT_ARGS = frozenset({"gpu_util", "tpot_slo_ms", "gpu_hour_usd"})
 REQUEST_STR_ARGS = frozenset({"gpu", "kv_dtype", "weight_dtype"})
 REQUEST_BYTES_ARGS = {"reserve": "reserve_bytes", "kv_budget": "kv_budget_bytes"}
 _SIZE_VALUE = re.compile(r"^(\d+(?:\.\d+)?)(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)?$")
@@ -82,11 +98,11 @@ def request_from_args(args: dict[str, str]) -> SizingRequest:
             values[key] = args[key]
         elif key in REQUEST_BYTES_ARGS:
             values[REQUEST_BYTES_ARGS[key]] = parse_bytes(args[key], key)
-        elif key == "gpu_util":
+        elif key in REQUEST_FLOAT_ARGS:
             try:
                 values[key] = float(args[key])
             except ValueError:
-                raise DirectiveError(f"gpu_util={args[key]!r} is not a number") from None
+                raise DirectiveError(f"{key}={args[key]!r} is not a number") from None
         elif key not in FORMAT_ARGS | {"model", "id"}:
             raise DirectiveError(f"unknown argument {key!r}")
     try:
@@ -124,8 +140,13 @@ def format_value(value: float | int | None, unit: str, digits: int | None, suffi
     elif unit in RATE_UNITS:
         divisor, label = RATE_UNITS[unit]
         scaled = value / divisor
+    elif unit in TIME_UNITS:
+        scale, label = TIME_UNITS[unit]
+        scaled = value / scale
+        if unit == "usd":
+            return "$" + format_number(scaled, 2 if digits is None else digits)
     else:
-        known = ", ".join([*BYTE_UNITS, *COUNT_UNITS, *RATE_UNITS])
+        known = ", ".join([*BYTE_UNITS, *COUNT_UNITS, *RATE_UNITS, *TIME_UNITS])
         raise DirectiveError(f"unknown unit {unit!r} (expected one of: {known})")
     return format_number(scaled, digits) + (label if suffix else "")
 
@@ -143,7 +164,31 @@ def _format_args(args: dict[str, str]) -> tuple[str, str, int | None, bool]:
     return args["field"], unit, digits, suffix == "yes"
 
 
+def _time_lookup(record: dict[str, Any], field: str) -> float | int:
+    """A field of the time object (bare, or dotted into bound_detail, breakdown_ms, slo)."""
+    time = record.get("time") or {}
+    head, _, tail = field.partition(".")
+    holder = time.get(head) if tail else time
+    key = tail or field
+    if tail and head in time and holder is None:
+        raise DirectiveError(f"{field} is not estimated here: {head} was not asked for")
+    if not isinstance(holder, dict) or key not in holder:
+        raise DirectiveError(f"the time estimate has no field {field!r}")
+    value = holder[key]
+    if value is None:
+        raise DirectiveError(f"{field} is not estimated here: {time.get('reason') or 'not asked'}")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise DirectiveError(f"field {field!r} is not a number")
+    return value
+
+
 def _lookup(record: dict[str, Any], field: str, what: str) -> float | int | None:
+    if (
+        field not in record
+        and "time" in record
+        and ("." in field or field in (record.get("time") or {}))
+    ):
+        return _time_lookup(record, field)
     if field not in record:
         numeric = sorted(k for k, v in record.items() if isinstance(v, int | float) or v is None)
         raise DirectiveError(
@@ -173,6 +218,17 @@ def _size_figure(args: dict[str, str]) -> str:
         raise DirectiveError(str(error)) from None
     value = _lookup(record, field, f"the sizing of {args['model']}")
     title = f"Computed by Prefill's sizing core from the {args['model']} config: {field}"
+    if field not in record:  # a time figure: an estimate, and the profile says whose
+        profile = record["time"]["profile"]
+        title = (
+            f"Estimated by Prefill's sizing core ({profile} profile) from the {args['model']} "
+            f"config: {field}"
+        )
+    if "times" in args:  # a per-token figure at a length the config alone does not admit
+        times = _int_arg(args, "times")
+        if value is None or not 1 <= times <= 1 << 40:
+            raise DirectiveError("times=N needs a number to multiply and 1 ≤ N ≤ 2^40")
+        value, title = value * times, f"{title} × {times:,}"
     return _figure_html(value, format_value(value, unit, digits, suffix), title)
 
 
@@ -204,7 +260,10 @@ def render_figure(directive: Directive) -> str:
     return handler(directive.args)
 
 
-WIDGET_ARGS = frozenset({"model"}) | REQUEST_INT_ARGS | REQUEST_STR_ARGS | {"gpu_util"}
+# A widget block sets the calculator's memory fields; time inputs stay figure-only.
+WIDGET_ARGS = (
+    frozenset({"model", "gpus", "tp", "context", "concurrency", "gpu_util"}) | REQUEST_STR_ARGS
+)
 
 
 def widget_request(directive: Directive) -> tuple[str, SizingRequest]:

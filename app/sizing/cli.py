@@ -14,13 +14,15 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
+from .dtypes import KV_DTYPE_BYTES
 from .errors import ConfigError, SizingError
 from .parse import parse_config
+from .perf_profiles import DEFAULT_PROFILE, PROFILES
 from .presets import load_preset
 from .remedies import remedies
 from .report import format_report
-from .request import DEFAULT_GPU_UTIL, SizingRequest
+from .report_time import format_time
+from .request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
 from .sizer import size
 from .spec import ModelSpec
 
@@ -72,11 +74,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--context",
         type=int,
         default=None,
-        help="tokens per sequence (default: the model's max_position_embeddings)",
+        help="tokens per sequence (default: the model's limit, max_position_embeddings or its YaRN extension; longer is an error)",
     )
     parser.add_argument("--concurrency", type=int, default=1, help="sequences at once (default 1)")
     parser.add_argument("--kv-dtype", choices=sorted(KV_DTYPE_BYTES), default="bf16")
-    parser.add_argument("--weight-dtype", choices=sorted(WEIGHT_DTYPE_BYTES), default="bf16")
+    parser.add_argument(
+        "--weight-dtype",
+        choices=WEIGHT_DTYPES,
+        default="auto",
+        help="weight precision (default auto: as the checkpoint ships, from its "
+        "quantization_config, else bf16)",
+    )
     parser.add_argument(
         "--gpu-util",
         type=float,
@@ -97,6 +105,32 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         metavar="BYTES",
         help="per-GPU activation/runtime reserve (default 5GiB)",
+    )
+    parser.add_argument(
+        "--prompt-tokens", type=int, default=None, help="prompt length for TTFT (default: context)"
+    )
+    parser.add_argument(
+        "--output-tokens", type=int, default=None, help="tokens generated per request"
+    )
+    parser.add_argument(
+        "--tpot-slo-ms",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="TPOT target: the largest batch that meets it and its tokens/s",
+    )
+    parser.add_argument(
+        "--gpu-hour-usd",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="price per GPU-hour: cost per million output tokens",
+    )
+    parser.add_argument(
+        "--perf-profile",
+        choices=sorted(PROFILES),
+        default=DEFAULT_PROFILE,
+        help="efficiency profile of the time estimate (default engine)",
     )
     parser.add_argument(
         "--remedies", action="store_true", help="also list ranked what-ifs for a KV-bound setup"
@@ -151,6 +185,11 @@ def run(
             gpu_util=args.gpu_util,
             reserve_bytes=args.reserve,
             kv_budget_bytes=args.kv_budget,
+            prompt_tokens=args.prompt_tokens,
+            output_tokens=args.output_tokens,
+            tpot_slo_ms=args.tpot_slo_ms,
+            gpu_hour_usd=args.gpu_hour_usd,
+            perf_profile=args.perf_profile,
         )
         result = size(spec, req)
         fixes = remedies(spec, req) if args.remedies else None
@@ -165,12 +204,19 @@ def run(
         json.dump(payload, out, ensure_ascii=False)
         out.write("\n")
         return 0
-    out.write(format_report(result) + "\n")
+    out.write(format_report(result) + "\n\n" + format_time(result) + "\n")
     if fixes is not None:
         out.write("\nRemedies (cheapest first)\n")
         for fix in fixes:
             gain = fix.ratio.get("max_concurrency")
             tail = f"  → max concurrency ×{gain}" if gain is not None else "  (advice only)"
+            after = fix.result or {}
+            if after.get("tpot_ms") is not None:
+                tail += (
+                    f", TPOT {result.time['tpot_ms']:,.1f} → {after['tpot_ms']:,.1f} ms, "
+                    f"{result.time['tokens_per_s_total']:,.0f} → "
+                    f"{after['tokens_per_s_total']:,.0f} tokens/s"
+                )
             out.write(f"  [{fix.cost_rank}] {fix.title}{tail}\n")
     return 0
 

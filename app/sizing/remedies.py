@@ -53,11 +53,17 @@ class Remedy:
         }
 
 
+# Time figures each remedy is scored in (the SLO's units), from the result's ``time`` object.
+TIME_NUMBERS = ("tpot_ms", "tokens_per_s", "tokens_per_s_total", "ttft_ms", "bound", "batch")
+
+
 def _numbers(result: SizingResult) -> dict[str, Any]:
-    return {key: getattr(result, key) for key in KEY_NUMBERS}
+    out = {key: getattr(result, key) for key in KEY_NUMBERS}
+    out.update({key: result.time.get(key) for key in TIME_NUMBERS})
+    return out
 
 
-def _ratio(new: int | None, old: int | None) -> float | None:
+def _ratio(new: float | None, old: float | None) -> float | None:
     if new is None or old is None or old == 0:
         return None
     return round(new / old, 3)
@@ -168,6 +174,10 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
                 "max_concurrency": _ratio(new.max_concurrency, base.max_concurrency),
                 "max_context": _ratio(new.max_context, base.max_context),
                 "kv_capacity_tokens": _ratio(new.kv_capacity_tokens, base.kv_capacity_tokens),
+                "tokens_per_s_total": _ratio(
+                    new.time.get("tokens_per_s_total"), base.time.get("tokens_per_s_total")
+                ),
+                "tpot_ms": _ratio(new.time.get("tpot_ms"), base.time.get("tpot_ms")),
             }
         out.append(remedy)
     out.sort(key=lambda r: (r.cost_rank, -(r.result or {}).get("max_concurrency", 0)))

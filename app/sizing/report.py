@@ -16,7 +16,7 @@ def format_report(r: SizingResult) -> str:
     estimated = ", estimated" if gpu["memory_is_estimate"] else ""
     lines = [
         f"{r.model} ({r.model_type}) on {i['gpus']} × {gpu['id']} "
-        f"({fmt_bytes(gpu['memory_bytes'])} reported each{estimated})",
+        f"({fmt_bytes(gpu['memory_bytes'])} CUDA total each{estimated})",
         f"tp={r.tp} · {r.replicas} replica{'s' if r.replicas != 1 else ''} · context "
         f"{i['context']:,} · concurrency {i['concurrency']:,} · KV {i['kv_dtype']} · weights "
         f"{i['weight_dtype']}",
@@ -79,7 +79,10 @@ def format_report(r: SizingResult) -> str:
         _row(f"max concurrency at {i['context']:,}", fmt_int(r.max_concurrency)),
         _row(
             f"max context at {i['concurrency']:,}",
-            "unbounded" if r.max_context is None else fmt_int(r.max_context),
+            "unbounded"
+            if r.max_context is None
+            else fmt_int(r.max_context)
+            + (f"  (set by {r.max_context_limited_by})" if r.max_context_limited_by else ""),
         ),
         _row("min GPUs (one replica)", fmt_int(r.min_gpus)),
         _row("legal tp degrees", ", ".join(map(str, r.tp_degrees)) or "none"),

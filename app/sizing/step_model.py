@@ -16,6 +16,8 @@ small B), and the step reads those experts' weights, all of them at large B.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .dtypes import MODEL_DTYPE_BYTES
@@ -131,6 +133,21 @@ class StepModel:
             flops=round(lin_flops + att_flops),
         )
 
+    def step_seconds(self, context: int) -> Callable[[int], float]:
+        """``decode(b, context).total`` as a function of b alone: the batch searches call it a
+        dozen times, so the per-sequence terms are worked out once."""
+        kv_seq = self.cache.bytes_at(context) / self.bw_kv
+        att_seq = self.attention_flops_per_token(context) / self.c_attention
+        lin_tok = self.linear_flops_per_token / self.c_linear
+        fixed = self.overhead
+
+        def total(b: int) -> float:
+            t_w = self.weight_bytes_read(b) / self.bw_weights
+            t_kv = b * kv_seq
+            return max(t_w, b * lin_tok) + max(t_kv, b * att_seq) + self.communication(b) + fixed
+
+        return total
+
     def prefill(self, tokens: int) -> float:
         """Seconds to prefill one prompt of ``tokens`` (causal attention, nothing cached)."""
         lin = max(
@@ -142,6 +159,14 @@ class StepModel:
 
     def ridge_batch(self) -> int:
         """Smallest batch whose linear layers are compute-bound (FLOPs time ≥ weight-read time)."""
+
+        if not self.experts:  # weights read do not grow with the batch: a closed form
+            return max(
+                1,
+                math.ceil(
+                    self.dense_bytes / self.bw_weights * self.c_linear / self.linear_flops_per_token
+                ),
+            )
 
         def compute_bound(b: int) -> bool:
             flops_t = b * self.linear_flops_per_token / self.c_linear

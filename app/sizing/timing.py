@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .capacity import Replica, resolve
 from .gpu_perf import dense_tflops, interconnect, missing_figures
 from .gpus import GPU
 from .kv import CacheProfile
@@ -67,14 +68,15 @@ def estimate(
     gpu: GPU,
     tp: int,
     context: int,
-    weights_bytes: int,
-    cache: CacheProfile,
+    rep: Replica,
     sequences_per_replica: int,
     replicas: int,
 ) -> dict[str, Any]:
     profile = get_profile(req.perf_profile)
     out: dict[str, Any] = dict.fromkeys(TIME_KEYS)
     out["profile"] = profile.name
+    out["prompt_tokens"] = req.prompt_tokens if req.prompt_tokens is not None else context
+    out["output_tokens"] = req.output_tokens
     out["profile_source"] = profile.source
     out["note"] = (
         "Estimates, not measurements: all B sequences at the full context (the slowest step of "
@@ -86,14 +88,13 @@ def estimate(
     if reason is not None:
         out["reason"] = reason
         return out
-    model = step_model(spec, gpu, tp, weights_bytes, cache, req.weight_dtype, profile.name)
+    model = step_model(spec, gpu, tp, rep.weights, rep.profile, rep.plan.precision, profile.name)
     wanted = -(-req.concurrency // replicas)
     batch = min(wanted, sequences_per_replica)
     parts = model.decode(batch, context)
     step = parts.total
     tokens_per_s = batch / step
-    prompt = req.prompt_tokens if req.prompt_tokens is not None else context
-    ttft = model.prefill(prompt)
+    ttft = model.prefill(out["prompt_tokens"])
     out.update(
         decode_step_ms=_ms(step),
         tpot_ms=_ms(step),
@@ -179,9 +180,10 @@ def _bound(
 def _slo(model: StepModel, slo_ms: float, context: int, fit: int, replicas: int) -> dict[str, Any]:
     """The largest batch (up to what fits) whose step meets the TPOT target, and its throughput."""
     top = min(fit, MAX_BATCH)
+    seconds = model.step_seconds(context)
 
     def meets(b: int) -> bool:
-        return model.decode(b, context).total * 1e3 <= slo_ms
+        return seconds(b) * 1e3 <= slo_ms
 
     if not meets(1):
         return {
@@ -198,7 +200,7 @@ def _slo(model: StepModel, slo_ms: float, context: int, fit: int, replicas: int)
             lo = mid
         else:
             hi = mid - 1
-    step = model.decode(lo, context).total
+    step = seconds(lo)
     return {
         "tpot_slo_ms": slo_ms,
         "max_batch": lo,
@@ -207,3 +209,13 @@ def _slo(model: StepModel, slo_ms: float, context: int, fit: int, replicas: int)
         "tokens_per_s_total": round(lo / step * replicas, 1),
         "limited_by": "kv_capacity" if lo == top else "tpot",
     }
+
+
+def model_for(spec: ModelSpec, req: SizingRequest) -> StepModel | None:
+    """The step model of a request's replica (for curves over batch), or None when the GPU's
+    figures are unsourced."""
+    gpu, tp, _ = resolve(spec, req)
+    if missing_figures(gpu, tp) is not None:
+        return None
+    rep = Replica(spec, req, gpu, tp)
+    return step_model(spec, gpu, tp, rep.weights, rep.profile, rep.plan.precision, req.perf_profile)

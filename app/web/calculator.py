@@ -43,6 +43,10 @@ FIELD_LABELS = {
     "gpu_util": "GPU memory utilisation",
     "reserve": "Runtime reserve",
     "kv_budget": "Fixed KV budget",
+    "prompt_tokens": "Prompt tokens",
+    "output_tokens": "Output tokens",
+    "tpot_slo_ms": "TPOT target",
+    "gpu_hour_usd": "Price per GPU-hour",
 }
 _UID = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 
@@ -60,6 +64,7 @@ def shared_values() -> dict[str, Any]:
             "gpus": gpus,
             "kv_dtypes": [("bf16", "bf16 · 2 B"), ("fp16", "fp16 · 2 B"), ("fp8", "fp8 · 1 B")],
             "weight_dtypes": [
+                ("auto", "as shipped (quantization_config, else bf16)"),
                 ("bf16", "bf16 · 2 B"),
                 ("fp16", "fp16 · 2 B"),
                 ("fp8", "fp8 · 1 B"),
@@ -152,7 +157,8 @@ async def compare(request: Request, templates: Templates) -> Response:
 
 def embed_values(form: CalcForm, uid: str) -> dict[str, Any]:
     """The embed's template values; also used at content load, so nothing request-specific."""
-    view = build_view(prepare(form), chart=False, with_remedies=False)
+    # Remedies are scored in the time panel's table (sessions, tokens/s, TPOT before and after).
+    view = build_view(prepare(form), chart=False, with_remedies=True)
     return {**shared_values(), "form": form, "view": view, "uid": uid}
 
 

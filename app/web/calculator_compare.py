@@ -70,6 +70,46 @@ METRICS: tuple[tuple[str, str, Any, bool | None], ...] = (
 )
 
 
+# Time figures (engine-profile estimates): (label, key in result["time"], formatter, higher is better)
+TIME_METRICS: tuple[tuple[str, str, Any, bool | None], ...] = (
+    ("TPOT (ms)", "tpot_ms", lambda v: f"{v:,.1f}", False),
+    ("Tokens/s, all replicas", "tokens_per_s_total", lambda v: f"{v:,.0f}", True),
+    ("TTFT (ms)", "ttft_ms", lambda v: f"{v:,.0f}", False),
+    ("Sequences in the timed step", "batch", lambda v: f"{v:,}", None),
+    ("Bound", "bound", lambda v: str(v).replace("_", " "), None),
+    ("KV share of the step", "kv_share", lambda v: f"{v:.0%}", None),
+    (
+        "$ per million output tokens",
+        "cost_per_million_output_tokens_usd",
+        lambda v: f"{v:,.2f}",
+        False,
+    ),
+)
+
+
+def _time_value(result: dict[str, Any], key: str) -> Any:
+    t = result["time"]
+    if key == "kv_share":
+        return (t.get("bound_detail") or {}).get("kv_share")
+    return t.get(key)
+
+
+def time_rows(ra: dict[str, Any], rb: dict[str, Any]) -> list[Row]:
+    """Both setups' time figures; a row neither side has (no price given) is left out."""
+    rows = []
+    for label, key, show, higher in TIME_METRICS:
+        va, vb = _time_value(ra, key), _time_value(rb, key)
+        if va is None and vb is None:
+            continue
+        row = Row(label, "—" if va is None else show(va), "—" if vb is None else show(vb))
+        numeric = isinstance(va, int | float) and isinstance(vb, int | float)
+        if numeric and higher is not None and va != vb:
+            row.change = fmt.ratio(vb / va) if va else "from 0"
+            row.better = "b" if (vb > va) == higher else "a"
+        rows.append(row)
+    return rows
+
+
 def _value(result: dict[str, Any], key: str) -> Any:
     return result["inputs"]["gpus"] if key == "gpus" else result[key]
 
@@ -93,4 +133,5 @@ def compare_view(form_a: CalcForm, form_b: CalcForm) -> Comparison:
             if higher is not None:
                 row.better = "b" if (vb > va) == higher else "a"
         out.rows.append(row)
+    out.rows += time_rows(ra, rb)
     return out

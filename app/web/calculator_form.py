@@ -29,6 +29,9 @@ GIB = 1 << 30
 MAX_CONFIG_CHARS = 256 * 1024
 MAX_VALUE_CHARS = 100
 
+# The time estimate's optional inputs: blank means "not asked", and a blank one stays out of URLs.
+TIME_FIELDS = ("prompt_tokens", "output_tokens", "tpot_slo_ms", "gpu_hour_usd")
+
 # Field order is URL order. `source` is "preset" (a model id) or "config" (a pasted config.json).
 FIELDS = (
     "model",
@@ -42,6 +45,7 @@ FIELDS = (
     "gpu_util",
     "reserve",
     "kv_budget",
+    *TIME_FIELDS,
 )
 DEFAULTS: dict[str, str] = {
     "model": "llama-3.1-70b",
@@ -51,10 +55,11 @@ DEFAULTS: dict[str, str] = {
     "context": "32768",
     "concurrency": "8",
     "kv_dtype": "bf16",
-    "weight_dtype": "bf16",
+    "weight_dtype": "auto",
     "gpu_util": str(DEFAULT_GPU_UTIL),
     "reserve": "5",
     "kv_budget": "",
+    **dict.fromkeys(TIME_FIELDS, ""),
 }
 # Where the core's error fields land on the form.
 CORE_FIELD_TO_FORM = {
@@ -81,7 +86,11 @@ class CalcForm:
         stay in it: a blank means "the default", which differs from an absent field's value."""
         values = {**self.values, **overrides}
         source = source or self.source
-        pairs = [(name, values.get(name, "")) for name in FIELDS]
+        pairs = [
+            (name, values.get(name, ""))
+            for name in FIELDS
+            if name not in TIME_FIELDS or values.get(name)
+        ]
         if source == "config":
             pairs = [("source", "config"), *[(k, v) for k, v in pairs if k != "model"]]
         return urlencode(pairs)
@@ -95,6 +104,11 @@ class CalcForm:
         """Whether a memory setting differs from the default (the form then shows them open)."""
         names = ("gpu_util", "reserve", "kv_budget")
         return any(self.values[name] != DEFAULTS[name] for name in names)
+
+    @property
+    def custom_time(self) -> bool:
+        """Whether any time input is set (the form then shows them open)."""
+        return any(self.values.get(name) for name in TIME_FIELDS)
 
 
 def read_form(params: Mapping[str, Any], *, prefix: str = "", defaults: bool = True) -> CalcForm:
@@ -139,6 +153,16 @@ def _gib(text: str, name: str) -> int:
     return round(value * GIB)
 
 
+def _positive(text: str, name: str, example: str) -> float:
+    try:
+        value = float(text.replace(",", "").lstrip("$"))
+    except ValueError:
+        raise SizingError(f"enter a number of {example}", field=name) from None
+    if not math.isfinite(value) or value <= 0:
+        raise SizingError(f"enter a number above 0 ({example})", field=name)
+    return value
+
+
 def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[str, Any]:
     """Parse every numeric field; each failure is recorded in `errors` under its field."""
     out: dict[str, Any] = {"gpu": values["gpu"] or DEFAULTS["gpu"]}
@@ -149,6 +173,10 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
         "concurrency": lambda v: _count(v, "concurrency"),
         "reserve_bytes": lambda v: _gib(v, "reserve"),
         "kv_budget_bytes": lambda v: _gib(v, "kv_budget"),
+        "prompt_tokens": lambda v: _count(v, "prompt_tokens", allow_suffix=True),
+        "output_tokens": lambda v: _count(v, "output_tokens", allow_suffix=True),
+        "tpot_slo_ms": lambda v: _positive(v, "tpot_slo_ms", "milliseconds, e.g. 50"),
+        "gpu_hour_usd": lambda v: _positive(v, "gpu_hour_usd", "dollars, e.g. 2.5"),
     }
     sources = {"reserve_bytes": "reserve", "kv_budget_bytes": "kv_budget"}
     for key, parse in parsers.items():
@@ -160,7 +188,7 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
         except SizingError as error:
             errors[sources.get(key, key)] = error.message
     out["kv_dtype"] = values["kv_dtype"] or "bf16"
-    out["weight_dtype"] = values["weight_dtype"] or "bf16"
+    out["weight_dtype"] = values["weight_dtype"] or "auto"
     if values["gpu_util"]:
         try:
             out["gpu_util"] = float(values["gpu_util"])

@@ -14,6 +14,7 @@ from app.sizing import SizingError, remedies, size
 from app.sizing.request import MAX_CONTEXT
 from app.web import sizing_format as fmt
 from app.web.calculator_form import CalcForm, Prepared, record_error
+from app.web.calculator_time import TimeView, build_time_view
 from app.web.charts import (
     NARROW,
     WIDE,
@@ -45,6 +46,7 @@ class RemedyView:
     gains: list[str]
     fits: bool | None
     url: str | None
+    after: dict[str, Any] | None = None  # the re-sized numbers (memory and time)
 
 
 @dataclass
@@ -59,6 +61,7 @@ class SizingView:
     command: str = ""
     command_notes: list[str] = field(default_factory=list)
     preset_id: str | None = None
+    time: TimeView | None = None
 
     @property
     def headline(self) -> str:
@@ -113,6 +116,8 @@ def build_view(
             view.remedies = remedy_views(prepared, result)
     except SizingError:
         pass  # a what-if outside the core's limits: the main result still stands
+    after = {m.id: m.after for m in view.remedies if m.after is not None}
+    view.time = build_time_view(spec, request, result, after, chart=chart)
     model_ref = hf_repo(preset_id) if preset_id else config_repo(_config_name(form))
     quantized = spec.quantization is not None
     view.command = vllm_serve(result, model_ref, quantized=quantized)
@@ -141,7 +146,10 @@ def stats(r: dict[str, Any]) -> list[Stat]:
         max_ctx, max_ctx_detail = "unbounded", "every layer is windowed"
     else:
         max_ctx = f"{r['max_context']:,}"
-        max_ctx_detail = f"tokens, for {inputs['concurrency']:,} sequences"
+        bound = r.get("max_context_limited_by")
+        max_ctx_detail = f"tokens, for {inputs['concurrency']:,} sequences" + (
+            f" · set by {bound}" if bound else ""
+        )
     capacity = r["kv_capacity_tokens"]
     return [
         Stat(
@@ -160,7 +168,8 @@ def stats(r: dict[str, Any]) -> list[Stat]:
             "weights_bytes",
             "Weights",
             fmt.size(r["weights_bytes"]),
-            f"{fmt.size(r['weights_bytes_per_gpu'])} per GPU, {inputs['weight_dtype']}",
+            f"{fmt.size(r['weights_bytes_per_gpu'])} per GPU, {r['weights_precision']}"
+            + (" as shipped" if inputs["weight_dtype"] == "auto" else ""),
         ),
         Stat(
             "kv_capacity_tokens",
@@ -197,7 +206,7 @@ def context_charts(prepared: Prepared, r: dict[str, Any]) -> list[Chart]:
     """The same samples drawn in a wide and a narrow frame (CSS shows one)."""
     assert prepared.spec is not None and prepared.request is not None
     context, samples = r["inputs"]["context"], []
-    lengths = sample_contexts(context, prepared.spec.max_position_embeddings)
+    lengths = sample_contexts(context, prepared.spec.context_limit)
     for length in [n for n in lengths if n <= MAX_CONTEXT]:
         sized = r
         if length != context:
@@ -225,7 +234,9 @@ def remedy_views(prepared: Prepared, base: dict[str, Any]) -> list[RemedyView]:
                     if data["request"][key] != getattr(prepared.request, key)
                 }
                 url = "/calculator?" + form.query(**overrides)
-        out.append(RemedyView(data["id"], data["title"], data["description"], gains, fits, url))
+        view = RemedyView(data["id"], data["title"], data["description"], gains, fits, url)
+        view.after = data["result"]
+        out.append(view)
     return out
 
 
@@ -239,6 +250,18 @@ def _gains(base: dict[str, Any], new: dict[str, Any], ratio: dict[str, float | N
     a, b = base["max_context"], new["max_context"]
     if a != b:
         gains.append(f"max context {fmt.exact(a)} → {fmt.exact(b)} tokens")
+    gains += _time_gains(base, new)
     if not gains:
         gains.append("no change here")
     return gains
+
+
+def _time_gains(base: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The remedy in the SLO's units: tokens/s and TPOT before and after (engine estimate)."""
+    t = base["time"]
+    if t.get("tpot_ms") is None or new.get("tpot_ms") is None:
+        return []
+    return [
+        f"tokens/s {t['tokens_per_s_total']:,.0f} → {new['tokens_per_s_total']:,.0f}",
+        f"TPOT {t['tpot_ms']:,.1f} → {new['tpot_ms']:,.1f} ms",
+    ]

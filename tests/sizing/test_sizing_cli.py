@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.sizing import load_preset_config
+from app.sizing import SizingRequest, load_preset, load_preset_config, size
 from app.sizing.cli import byte_count, main, register, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,10 @@ def test_table_for_a_preset():
     assert code == 0 and not err
     assert "327,680" in out  # KV bytes per token
     assert "1024-based" in out
-    assert "max concurrency at 32,768" in out and " 86" in out
+    expected = size(
+        load_preset("llama-3.1-70b"), SizingRequest(gpu="H200", gpus=8, context=32768)
+    ).max_concurrency
+    assert "max concurrency at 32,768" in out and f" {expected:,}" in out
     assert out.count("FITS") == 1
 
 
@@ -170,3 +173,38 @@ def test_module_entry_point():
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kv_bytes_per_token"] == 48_068
+
+
+def test_time_inputs_and_the_time_section():
+    code, out, err = _run(
+        "llama-3.1-70b",
+        *("--gpu", "H200", "--gpus", "8", "--context", "32768", "--concurrency", "85"),
+        *("--prompt-tokens", "4096", "--output-tokens", "200", "--tpot-slo-ms", "50"),
+        *("--gpu-hour-usd", "3.5", "--remedies"),
+    )
+    assert code == 0 and not err
+    assert "Time per replica (estimate, engine profile)" in out
+    assert "kv_capacity (step: kv_bandwidth" in out
+    assert "TTFT, 4,096-token prompt" in out and "request, 200 output tokens" in out
+    assert "cost per million output tokens $" in out
+    assert "TPOT ≤ 50 ms" in out
+    fp8 = next(line for line in out.splitlines() if "Store the KV cache in fp8" in line)
+    assert "TPOT" in fp8 and "tokens/s" in fp8
+
+
+def test_time_in_json_and_profile_choice():
+    code, out, _ = _run("llama-3.1-8b", "--context", "2048", "--perf-profile", "pytorch", "--json")
+    assert code == 0
+    time = json.loads(out)["time"]
+    assert time["profile"] == "pytorch" and time["tpot_ms"] > 0
+
+
+def test_bad_time_input_names_the_field():
+    code, _, err = _run("llama-3.1-8b", "--gpu-hour-usd", "0")
+    assert code == 2 and "gpu_hour_usd" in err
+
+
+def test_a_context_beyond_the_models_limit_exits_non_zero_naming_it():
+    code, out, err = _run("llama-3.1-70b", "--context", "10000000")
+    assert code == 2 and not out
+    assert "context:" in err and "131,072" in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -98,8 +99,10 @@ def test_remedies_are_ranked_and_computed():
     ranks = [f.cost_rank for f in fixes]
     assert ranks == sorted(ranks)
     by_id = {f.id: f for f in fixes}
-    assert by_id["fp8_kv"].result["max_concurrency"] == 172
-    assert by_id["fp8_kv"].ratio["max_concurrency"] == 2.0
+    base = size(spec, req).max_concurrency
+    fp8 = size(spec, dataclasses.replace(req, kv_dtype="fp8")).max_concurrency
+    assert by_id["fp8_kv"].result["max_concurrency"] == fp8
+    assert by_id["fp8_kv"].ratio["max_concurrency"] == round(fp8 / base, 3)
     assert by_id["more_gpus"].request.gpus == 16
     assert by_id["prefix_caching"].request is None and by_id["prefix_caching"].result is None
     assert by_id["bigger_gpu"].request.gpu == "B200"

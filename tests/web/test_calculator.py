@@ -137,6 +137,7 @@ def test_without_javascript_a_plain_get_renders_results(sqlite_client: TestClien
         ({"gpu_util": "1.5"}, "gpu_util", "(0, 1]"),
         ({"reserve": "-2"}, "reserve", "at least 0"),
         ({"gpu": "Z100"}, "gpu", "unknown GPU"),
+        ({"context": "10000000"}, "context", "limit of 131,072"),
     ],
 )
 def test_bad_input_is_an_inline_422_that_keeps_the_input(
@@ -283,7 +284,8 @@ def test_a_pasted_config_changes_nothing_so_needs_no_token(sqlite_client: TestCl
     carries no per-visitor token and can be served from the page cache."""
     page = sqlite_client.get("/calculator").text
     assert "csrf_token" not in page
-    data = {"source": "config", "config": json.dumps(load_preset_config("gpt2"))}
+    config = json.dumps(load_preset_config("gpt2"))
+    data = {"source": "config", "config": config, "context": "1024"}  # gpt2 stops at 1,024
     response = TestClient(sqlite_client.app).post("/calculator", data=data)
     assert response.status_code == 200 and "KV cache per token" in response.text
 
