@@ -155,6 +155,7 @@ CONFIG_FIELDS = frozenset(
         "swa_v_head_dim",
         "kv_cache_layers",
         "max_position_embeddings",
+        "context_limit",
     }
 )
 
@@ -197,6 +198,8 @@ def model_inputs(spec: ModelSpec) -> dict[str, Any]:
         out["kv_cache_layers"] = layers
     if spec.max_position_embeddings:
         out["max_position_embeddings"] = spec.max_position_embeddings
+    if spec.context_limit and spec.context_limit != spec.max_position_embeddings:
+        out["context_limit"] = spec.context_limit  # e.g. raised by YaRN rope scaling
     return out
 
 
