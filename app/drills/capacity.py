@@ -52,7 +52,7 @@ def given_setup(gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, object]:
         "gpu_memory_utilization": r.inputs["gpu_util"],
         "reserve_bytes": r.reserve_bytes_per_gpu,
         "weights_bytes": r.weights_bytes,
-        "weight_dtype": r.inputs["weight_dtype"],
+        "weight_dtype": r.weights_precision,
         "gpus": r.inputs["gpus"],
         "tp": r.tp,
     }
@@ -61,7 +61,7 @@ def given_setup(gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, object]:
 def _budget_steps(r: SizingResult, gpu: GPU) -> list[str]:
     util = r.inputs["gpu_util"]
     return [
-        f"Usable per GPU: ⌈{gpu.memory_bytes:,} B (what the driver reports) × {util}⌉ = "
+        f"Usable per GPU: ⌈{gpu.memory_bytes:,} B (what CUDA reports to the process) × {util}⌉ = "
         f"{r.usable_bytes_per_gpu:,} B.",
         f"KV budget per GPU: {r.usable_bytes_per_gpu:,} − weights {r.weights_bytes_per_gpu:,} "
         f"(⌈{r.weights_bytes:,} / {r.tp}⌉) − reserve {r.reserve_bytes_per_gpu:,} = "
@@ -92,7 +92,7 @@ def _common_mistakes(
                 Mistake(
                     "marketed-gb-as-gib",
                     "the marketed GB read as GiB",
-                    f"The {gpu.id} is sold as {marketed} GB; the driver reports "
+                    f"The {gpu.id} is sold as {marketed} GB; CUDA reports "
                     f"{gpu.memory_bytes:,} B ({c.gib(gpu.memory_bytes)}), not {marketed} GiB.",
                     Fraction(value(_from_budget(spec, req, r, rep.budget))),
                 )
@@ -215,7 +215,7 @@ def kv_capacity(rng: Random, seed: int) -> Drill:
 def max_concurrency(rng: Random, seed: int) -> Drill:
     model, gpu, tp, gpus, kv_dtype = _setup(rng, replicas=True)
     spec = c.spec_of(model)
-    top = spec.max_position_embeddings or 0
+    top = spec.context_limit or 0
     context = c.pick(rng, [n for n in c.CONTEXTS if 4096 <= n <= top])
     req = SizingRequest(gpu=gpu.id, gpus=gpus, tp=tp, kv_dtype=kv_dtype, context=context)
     r = c.size(spec, req)

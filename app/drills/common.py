@@ -155,6 +155,7 @@ CONFIG_FIELDS = frozenset(
         "swa_v_head_dim",
         "kv_cache_layers",
         "max_position_embeddings",
+        "context_limit",
     }
 )
 
@@ -197,6 +198,8 @@ def model_inputs(spec: ModelSpec) -> dict[str, Any]:
         out["kv_cache_layers"] = layers
     if spec.max_position_embeddings:
         out["max_position_embeddings"] = spec.max_position_embeddings
+    if spec.context_limit and spec.context_limit != spec.max_position_embeddings:
+        out["context_limit"] = spec.context_limit  # e.g. raised by YaRN rope scaling
     return out
 
 
@@ -241,23 +244,29 @@ def distinct_mistakes(
 
 
 def gb_gib_mistakes(expected: int, what: str) -> list[Mistake]:
-    """The same digits with the wrong unit: a GiB figure written as GB, and the reverse."""
-    as_gib = Fraction(expected, GIB)
-    as_gb = Fraction(expected, 10**9)
+    """The same digits with the wrong unit: a GiB figure written as GB, and the reverse (MiB
+    and MB below a GiB)."""
+    big = expected >= GIB
+    binary, decimal = (GIB, 10**9) if big else (1 << 20, 10**6)
+    b_name, d_name = ("GiB", "GB") if big else ("MiB", "MB")
+    in_binary = Fraction(expected, binary)
+    in_decimal = Fraction(expected, decimal)
     return [
         Mistake(
             "gb-read-as-gib",
-            "GB read as GiB",
-            f"You wrote {float(as_gib):,.2f} GB, but {what} is {float(as_gib):,.2f} GiB: a GiB "
-            f"is 1,073,741,824 bytes, a GB 1,000,000,000 (that is {float(as_gb):,.2f} GB).",
-            as_gib * 10**9,
+            f"{d_name} read as {b_name}",
+            f"You wrote {float(in_binary):,.2f} {d_name}, but {what} is {float(in_binary):,.2f} "
+            f"{b_name}: a {b_name} is {binary:,} bytes, a {d_name} {decimal:,} (that is "
+            f"{float(in_decimal):,.2f} {d_name}).",
+            in_binary * decimal,
         ),
         Mistake(
             "gib-read-as-gb",
-            "GiB read as GB",
-            f"You wrote {float(as_gb):,.2f} GiB, but {what} is {float(as_gb):,.2f} GB "
-            f"(decimal): in GiB it is {float(as_gib):,.2f}.",
-            as_gb * GIB,
+            f"{b_name} read as {d_name}",
+            f"You wrote {float(in_decimal):,.2f} {b_name}, but {what} is "
+            f"{float(in_decimal):,.2f} {d_name} (decimal): in {b_name} it is "
+            f"{float(in_binary):,.2f}.",
+            in_decimal * binary,
         ),
     ]
 

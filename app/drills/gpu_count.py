@@ -34,7 +34,7 @@ def min_gpus(rng: Random, seed: int) -> Drill:
     spec = c.spec_of(model)
     gpu = c.pick(rng, catalogue_gpus())
     kv_dtype = c.pick(rng, KV_DTYPES)
-    top = spec.max_position_embeddings or 0
+    top = spec.context_limit or 0
     context = c.pick(rng, [n for n in c.CONTEXTS if 4096 <= n <= top])
     concurrency = c.pick(rng, CONCURRENCY)
     req = SizingRequest(gpu=gpu.id, kv_dtype=kv_dtype, context=context, concurrency=concurrency)
@@ -73,7 +73,7 @@ def min_gpus(rng: Random, seed: int) -> Drill:
             Mistake(
                 "weights-only",
                 "the KV cache left out",
-                f"{weights_only} GPU{'s' if weights_only != 1 else ''} hold the weights, but "
+                f"{weights_only} GPU{'s hold' if weights_only != 1 else ' holds'} the weights, but "
                 f"{concurrency} sequences of {context:,} tokens need their cache too.",
                 Fraction(weights_only),
             )

@@ -178,7 +178,7 @@ def kv_bytes_per_token(rng: Random, seed: int) -> Drill:
 def kv_per_sequence(rng: Random, seed: int) -> Drill:
     model = c.pick(rng, c.preset_ids())
     spec = c.spec_of(model)
-    top = spec.max_position_embeddings or 0
+    top = spec.context_limit or 0
     context = c.pick(rng, [n for n in c.CONTEXTS if n <= top])
     kv_dtype = c.pick(rng, KV_DTYPES)
     tp = 1

@@ -26,7 +26,7 @@ RANKS = {"nvlink4": (2, 4, 8), "nvlink5": (2, 4, 8), "ib-ndr": (16, 32, 64, 128,
 
 
 def _ms(seconds: Fraction) -> str:
-    return f"{float(seconds) * 1000:,.3g} ms"
+    return f"{float(seconds) * 1000:,.4g} ms"
 
 
 def all_reduce_time(rng: Random, seed: int) -> Drill:

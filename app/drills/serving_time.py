@@ -44,6 +44,8 @@ def _setup(rng: Random, **extra: int) -> tuple[str, str, int, SizingResult]:
     spec = c.spec_of(model)
     gpu = c.pick(rng, _timed_gpus())
     tp = c.pick(rng, [t for t in legal_tp_degrees(spec, 8) if t in (1, 2, 4, 8)])
+    if extra.get("context", 0) > (spec.context_limit or 0):
+        raise c.IllPosed("context longer than the model's limit")
     r = c.sized(spec, gpu=gpu, gpus=tp, tp=tp, **extra)
     if r.time.get("reason") or not r.fits:
         raise c.IllPosed(r.time.get("reason") or "does not fit")
@@ -60,8 +62,6 @@ def decode_step(rng: Random, seed: int) -> Drill:
     model, gpu_id, tp, r = _setup(rng, context=context, concurrency=batch)
     t = r.time
     spec = c.spec_of(model)
-    if (spec.max_position_embeddings or 0) < context:
-        raise c.IllPosed("context longer than the model's limit")
     if t["batch"] != batch or t["bound_detail"]["step_bound"] not in (
         "weight_bandwidth",
         "kv_bandwidth",
@@ -187,12 +187,10 @@ def prefill_time(rng: Random, seed: int) -> Drill:
     prompt_tokens = c.pick(rng, PROMPTS)
     model, gpu_id, tp, r = _setup(rng, context=prompt_tokens, prompt_tokens=prompt_tokens)
     spec = c.spec_of(model)
-    if (spec.max_position_embeddings or 0) < prompt_tokens:
-        raise c.IllPosed("prompt longer than the model's context")
     t = r.time
     g = get_gpu(gpu_id)
     profile = get_profile(t["profile"])
-    peak_tflops = dense_tflops(g, r.inputs["weight_dtype"]) or g.dense_bf16_tflops or 0.0
+    peak_tflops = dense_tflops(g, r.weights_precision) or g.dense_bf16_tflops or 0.0
     peak = peak_tflops * 1e12
     active = spec.params.active
     linear_s = 2 * active * prompt_tokens / (peak * profile.compute * tp)

@@ -37,7 +37,7 @@ def weight_memory(rng: Random, seed: int) -> Drill:
     result = c.sized(spec, **request)
     per_gpu = tp > 1
     expected = result.weights_bytes_per_gpu if per_gpu else result.weights_bytes
-    shown_dtype = result.inputs["weight_dtype"]
+    shown_dtype = result.weights_precision
     name = c.preset_names()[model]
     p = spec.params
     precision = (
@@ -65,7 +65,7 @@ def weight_memory(rng: Random, seed: int) -> Drill:
     if dtype is None:
         candidates.append(
             Mistake(
-                "bf16-for-fp8-checkpoint",
+                "bf16-for-quantised-checkpoint",
                 f"bf16 assumed for a {spec.quantization} checkpoint",
                 f"The checkpoint ships quantised ({spec.quantization}); sizing it at 2 bytes per "
                 "parameter assumes weights it does not have.",
@@ -121,7 +121,13 @@ def weight_memory(rng: Random, seed: int) -> Drill:
         + (f", output head {p.lm_head:,}" if p.lm_head else ", output head tied")
         + ")."
     ]
-    if shown_dtype in ("bf16", "fp16"):
+    if dtype is None:
+        steps.append(
+            f"Weights {result.weights_precision_source}: {total:,} B = {c.gib(total)} (the "
+            "quantised matrices at their width with their scales, the modules the checkpoint "
+            "leaves unquantised in bf16)."
+        )
+    elif shown_dtype in ("bf16", "fp16"):
         steps.append(f"2 B per parameter: 2 × {p.total:,} = {total:,} B = {c.gib(total)}.")
     else:
         steps.append(
@@ -132,7 +138,11 @@ def weight_memory(rng: Random, seed: int) -> Drill:
         steps.append(
             f"Per GPU at TP={tp}: ⌈{total:,} / {tp}⌉ = {expected:,} B = {c.gib(expected)}."
         )
-    steps += [note for note in result.notes if "weights" in note.lower()][:1]
+    if spec.quantization and dtype is not None:
+        steps.append(
+            f"(The checkpoint itself ships quantised, {spec.quantization}; this drill asks for "
+            f"{dtype}.)"
+        )
     return Drill(
         skill="weight-memory",
         seed=seed,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import SizingError
+from .gpu_perf import INTERCONNECTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,14 +35,14 @@ LINKS: dict[str, Link] = {
         Link(
             "nvlink4",
             "NVLink 4 (H100/H200 HGX)",
-            450_000_000_000,
+            INTERCONNECTS["H100-SXM"].bytes_per_s_per_direction,
             "900 GB/s (both directions)",
             "18 links × 25 GB/s per direction (How to Scale Your Model, GPUs chapter; S10)",
         ),
         Link(
             "nvlink5",
             "NVLink 5 (B200 HGX)",
-            900_000_000_000,
+            INTERCONNECTS["B200"].bytes_per_s_per_direction,
             "1.8 TB/s (both directions)",
             "18 links × 50 GB/s per direction (How to Scale Your Model, GPUs chapter; S10)",
         ),

@@ -34,7 +34,6 @@ from app.practice import drill_progress
 from app.web.deps import Content, Templates
 
 router = APIRouter(include_in_schema=False)
-Seed = Annotated[int, Query(ge=0, le=MAX_SEED)]
 
 
 def _random_seed() -> int:
@@ -137,7 +136,7 @@ def answer(
     viewer: CurrentViewer,
     templates: Templates,
     seed: Annotated[int, Form(ge=0, le=MAX_SEED)],
-    answer: Annotated[str, Form(max_length=200)] = "",
+    answer: Annotated[str, Form()] = "",  # the parser refuses an overlong one with a message
     mixed: Annotated[bool, Form()] = False,
     advanced: Annotated[bool, Form()] = False,
 ) -> Response:

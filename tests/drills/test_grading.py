@@ -52,6 +52,16 @@ def test_gb_read_as_gib_is_named_not_graded_close() -> None:
     assert grade(drill, f"{in_gib:.4f} GiB").verdict in (CORRECT, CLOSE)
 
 
+def test_mb_read_as_mib_below_a_gib() -> None:
+    drill = find(
+        "kv-per-sequence",
+        lambda d: any(m.id == "gb-read-as-gib" for m in d.mistakes) and d.expected < GIB // 4,
+    )
+    in_mib = float(Fraction(drill.expected) / (1 << 20))
+    verdict = grade(drill, f"{in_mib:.2f} MB")
+    assert verdict.mistake is not None and verdict.mistake.name == "MB read as MiB"
+
+
 def test_mla_latent_divided_by_tp_is_named() -> None:
     drill = find("kv-per-sequence", lambda d: "tp" in d.inputs and "kv_lora_rank" in d.inputs)
     mistake = next(m for m in drill.mistakes if m.id == "tp-divides-mla-latent")

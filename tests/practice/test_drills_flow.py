@@ -95,6 +95,9 @@ def test_unreadable_answer_is_a_422_naming_it(client: TestClient) -> None:
     assert (
         swapped.status_code == 422 and "is a time" in swapped.text and "<html" not in swapped.text
     )
+    overlong = answer(client, seed, "1" * 5000, htmx=True)
+    assert overlong.status_code == 422 and "over 100 characters" in overlong.text
+    assert "<html" not in overlong.text
 
 
 def test_answer_needs_a_csrf_token(client: TestClient) -> None:
