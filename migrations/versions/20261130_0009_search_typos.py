@@ -1,7 +1,7 @@
 """search typos: a spelling vocabulary of public text for "did you mean"
 
 Revision ID: 0009_search_typos
-Revises: 0006_thread_stats
+Revises: 0008_mail_outbox
 Create Date: 2026-11-30 23:30:00.000000
 
 SQLite: `search_spelling`, an FTS5 index of the public columns of search_documents (title, lede,
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0009_search_typos"
-down_revision: str | None = "0006_thread_stats"
+down_revision: str | None = "0008_mail_outbox"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """drills
 
 Revision ID: 0010_drills
-Revises: 0008_mail_outbox
+Revises: 0009_search_typos
 Create Date: 2026-11-30 22:56:05.576014
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 import app.db.base
 
 revision: str = "0010_drills"
-down_revision: str | None = "0008_mail_outbox"
+down_revision: str | None = "0009_search_typos"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
