@@ -26,6 +26,7 @@ from app.ratelimit import RateLimiter
 from app.settings import PROJECT_ROOT, Settings
 from app.web.assets import AssetManifest
 from app.web.caching import GZIP_LEVEL, GZIP_MINIMUM_SIZE, PageCache, ShortLived
+from app.web.compute_pool import SIZING_TIME_LIMIT_SECONDS, ComputePool
 from app.web.csrf import CSRFCookieMiddleware, verify_csrf
 from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import Renderer, make_environment
@@ -69,6 +70,8 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
 
         index_at_startup(_app.state)  # idempotent across processes: keyed by the fingerprint
         yield
+        if _app.state.compute_pool is not None:
+            _app.state.compute_pool.shutdown()
         database.dispose()
 
     app = FastAPI(
@@ -91,6 +94,11 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     app.state.context_providers = []
     app.state.mailer = make_mailer(settings)
     app.state.rate_limiter = RateLimiter()
+    app.state.compute_pool = (
+        ComputePool(settings.sizing_workers, SIZING_TIME_LIMIT_SECONDS)
+        if settings.sizing_workers
+        else None
+    )
     app.state.write_gate = WriteGate(database, enabled=settings.is_sqlite)
     app.state.page_cache = PageCache()
     app.state.short_lived = ShortLived()
