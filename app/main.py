@@ -30,6 +30,7 @@ from app.settings import PROJECT_ROOT, Settings
 from app.web.assets import AssetManifest
 from app.web.caching import GZIP_LEVEL, GZIP_MINIMUM_SIZE, PageCache, ShortLived
 from app.web.client_address import ForwardedHeadersMiddleware, Network, parse_networks
+from app.web.compute_pool import SIZING_TIME_LIMIT_SECONDS, ComputePool
 from app.web.cookies import policy_for
 from app.web.csrf import CSRFCookieMiddleware, verify_csrf
 from app.web.head import HeadAsGetMiddleware
@@ -80,6 +81,8 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
             mail_worker.start()
         yield
         await anyio.to_thread.run_sync(mail_worker.stop)
+        if _app.state.compute_pool is not None:
+            _app.state.compute_pool.shutdown()
         database.dispose()
 
     app = FastAPI(
@@ -105,6 +108,11 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     mail_worker = MailWorker(database, app.state.mailer)
     app.state.mail_worker = mail_worker
     app.state.rate_limiter = RateLimiter()
+    app.state.compute_pool = (
+        ComputePool(settings.sizing_workers, SIZING_TIME_LIMIT_SECONDS)
+        if settings.sizing_workers
+        else None
+    )
     app.state.write_gate = WriteGate(database, enabled=settings.is_sqlite)
     app.state.page_cache = PageCache()
     app.state.short_lived = ShortLived()

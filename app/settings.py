@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     # Per-client request limits on the calculator, the sizing API and comment previews
     # (app/web/throttle.py). Off only for load tests: `prefill check --deploy` refuses it.
     rate_limits: bool = Field(True, validation_alias="PREFILL_RATE_LIMITS")
+    # Worker processes per app process for sizing API requests (app/web/compute_pool.py);
+    # 0 sizes in a worker thread instead.
+    sizing_workers: int = Field(2, ge=0, le=64, validation_alias="PREFILL_SIZING_WORKERS")
     # Re-read content/ when files change (development only).
     reload_content: bool = Field(False, validation_alias="PREFILL_RELOAD_CONTENT")
     # Rendered content, reused by the next start while the content and code are unchanged

@@ -40,13 +40,12 @@ def ping_latencies(base: str, seconds: float) -> list[float]:
     return out
 
 
-def send_sizing(base: str, body: bytes, stop: threading.Event, counts: list[int]) -> None:
+def send_sizing(base: str, body: bytes, stop: threading.Event, statuses: list[int]) -> None:
     headers = {"content-type": "application/json"}
     with httpx2.Client(base_url=base, timeout=30) as client:
         while not stop.is_set():
             response = client.post("/api/v1/sizing", content=body, headers=headers)
-            assert response.status_code == 200, response.text[:300]
-            counts.append(1)
+            statuses.append(response.status_code)
 
 
 def summary(latencies: list[float]) -> dict[str, float]:
@@ -75,6 +74,10 @@ def main() -> None:
             results["idle"] = summary(ping_latencies(base, args.seconds))
             for name, config in worst_case_configs().items():
                 body = json.dumps({"config": config, "gpu": "H200", "gpus": 8, "context": 8192})
+                # One request first: the sizing workers are up before timing starts.
+                with httpx2.Client(base_url=base, timeout=60) as client:
+                    client.post("/api/v1/sizing", content=body.encode(),
+                                headers={"content-type": "application/json"})  # fmt: skip
                 stop, counts = threading.Event(), []
                 senders = [
                     threading.Thread(target=send_sizing, args=(base, body.encode(), stop, counts))
@@ -87,14 +90,22 @@ def main() -> None:
                 stop.set()
                 for sender in senders:
                     sender.join()
-                row["sizing_per_s"] = len(counts) / (args.seconds + 0.5)
+                row["sizing_per_s"] = counts.count(200) / (args.seconds + 0.5)
+                row["sizing_errors"] = len(counts) - counts.count(200)
                 results[f"worst-case sizing ({name}) x{args.connections}"] = row
         finally:
             server.terminate()
             server.wait()
-    print(f"{'/ping while':<36} {'n':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'sizing/s':>9}")
+    print(
+        f"{'/ping while':<36} {'n':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
+        f"{'sizing/s':>9} {'non-200':>8}"
+    )
     for label, row in results.items():
-        rate = f"{row['sizing_per_s']:>9.1f}" if "sizing_per_s" in row else ""
+        rate = (
+            f"{row['sizing_per_s']:>9.1f} {row['sizing_errors']:>8}"
+            if "sizing_per_s" in row
+            else ""
+        )
         print(
             f"{label:<36} {row['n']:>6} {row['p50']:>8.2f} {row['p99']:>8.2f} {row['max']:>8.1f} "
             f"{rate}"

@@ -137,6 +137,9 @@ def make_settings(database_url: str, tmp_path: Path, **overrides: object) -> Set
         # Fuzzers send thousands of sizing requests a minute from one client; the limits have
         # tests of their own (tests/web/test_throttle.py).
         "rate_limits": False,
+        # Size in a worker thread: a process pool per test app would spawn hundreds of
+        # processes. tests/web/test_throttle.py runs the pool itself.
+        "sizing_workers": 0,
     }
     values.update(overrides)
     return Settings.model_validate(values)

@@ -1,24 +1,22 @@
 """The sizing JSON API: `POST /api/v1/sizing`, `GET /api/v1/models`, `GET /api/v1/gpus`.
 
-The endpoint reads and validates its body itself rather than letting FastAPI do it, so that every
-bad input — not JSON, NaN, a 300-digit number, a config nested a million deep — becomes a 422
-whose message names the field, and never reaches a JSON encoder that would fail on it.
+The endpoint reads and validates its body itself (app/api/sizing_compute.py) rather than letting
+FastAPI do it, so that every bad input — not JSON, NaN, a 300-digit number, a config nested a
+million deep — becomes a 422 whose message names the field, and never reaches a JSON encoder
+that would fail on it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
 from functools import cache
 from typing import Any
 
 from fastapi import APIRouter, BackgroundTasks, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import ValidationError
-from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from app.api.sizing_compute import answer_sizing, warm_up
 from app.api.sizing_schemas import (
     MAX_CONFIG_BYTES,
     GPUInfo,
@@ -28,127 +26,22 @@ from app.api.sizing_schemas import (
     SizingResponse,
 )
 from app.db.session import DbSession
-from app.sizing import (
-    GPUS,
-    ModelSpec,
-    SizingError,
-    SizingRequest,
-    list_presets,
-    load_preset,
-    parse_config,
-    remedies,
-    size,
-)
+from app.sizing import GPUS, SizingRequest, list_presets, load_preset, size
 from app.sizing.gpu_perf import interconnect
 from app.sizing.gpus import GPU
 from app.web.body_limit import capped_body_route
+from app.web.compute_pool import (
+    SIZING_TIME_LIMIT_SECONDS,
+    ComputePool,
+    ComputeTimeout,
+    ComputeUnavailable,
+)
 from app.web.throttle import SIZING_API_PER_CLIENT, throttle
 
 # The config plus a few hundred bytes of other fields.
 MAX_BODY_BYTES = MAX_CONFIG_BYTES + 4 * 1024
-REQUEST_FIELDS = tuple(field.name for field in dataclasses.fields(SizingRequest))
 
 router = APIRouter(prefix="/api/v1", tags=["sizing"], route_class=capped_body_route(MAX_BODY_BYTES))
-
-
-class InvalidInput(Exception):
-    def __init__(self, errors: list[dict[str, Any]]) -> None:
-        self.errors = errors
-
-
-def _error(loc: list[str], msg: str, kind: str) -> dict[str, Any]:
-    field = ".".join(loc[1:])
-    text = f"{field}: {msg}" if field and not msg.startswith(f"{field}:") else msg
-    return {"loc": loc, "msg": text[:500], "type": kind}
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text[:40]} is too large")
-    return value
-
-
-def parse_json_body(body: bytes) -> Any:
-    """Strict JSON: no NaN/Infinity, finite floats, ints of sane length, bounded nesting."""
-    try:
-        return json.loads(body, parse_constant=_reject_constant, parse_float=_finite)
-    except RecursionError:
-        raise InvalidInput(
-            [_error(["body"], "the JSON is nested too deeply", "json_invalid")]
-        ) from None
-    except (ValueError, UnicodeDecodeError) as error:
-        reason = "a number is too long" if "int_max_str_digits" in str(error) else str(error)
-        raise InvalidInput(
-            [_error(["body"], f"the body is not valid JSON: {reason}", "json_invalid")]
-        ) from None
-
-
-def validate_body(data: Any) -> SizingRequestBody:
-    if not isinstance(data, dict):
-        raise InvalidInput([_error(["body"], "expected a JSON object", "model_type")])
-    try:
-        body = SizingRequestBody.model_validate(data)
-    except ValidationError as error:
-        raise InvalidInput(
-            [
-                _error(["body", *map(str, e["loc"])], e["msg"], e["type"])
-                for e in error.errors(include_url=False, include_input=False)
-            ]
-        ) from None
-    if (body.model is None) == (body.config is None):
-        both = "both were given" if body.model is not None else "neither was given"
-        raise InvalidInput(
-            [
-                _error(
-                    ["body", "model"],
-                    "give either model (a preset id) or config (an inline config.json object), "
-                    f"not both and not neither: {both}",
-                    "model_or_config",
-                )
-            ]
-        )
-    return body
-
-
-def sizing_error(error: SizingError, *, from_config: bool) -> InvalidInput:
-    """A core error as a 422 item located at the request field or config key at fault."""
-    if from_config:
-        loc = ["body", "config", *(error.field.split(".") if error.field else [])]
-    else:
-        loc = ["body", error.field or "body"]
-    return InvalidInput([_error(loc, error.message, type(error).__name__)])
-
-
-def model_spec(body: SizingRequestBody) -> ModelSpec:
-    name = body.name.strip() if body.name and body.name.strip() else None
-    try:
-        if body.model is not None:
-            spec = load_preset(body.model)
-            return dataclasses.replace(spec, name=name) if name else spec
-        assert body.config is not None
-        return parse_config(body.config, name=name)
-    except SizingError as error:
-        raise sizing_error(error, from_config=body.model is None) from None
-
-
-def run_sizing(body: SizingRequestBody) -> dict[str, Any]:
-    spec = model_spec(body)
-    try:
-        request = SizingRequest(**{name: getattr(body, name) for name in REQUEST_FIELDS})
-        out = size(spec, request).to_dict()
-        if body.include_remedies:
-            out["remedies"] = [remedy.to_dict() for remedy in remedies(spec, request)]
-    except SizingError as error:
-        # Request-level errors (an illegal tp, a context the config cannot default) name a
-        # request field; a config that fails only when sized names a config key.
-        from_config = error.field not in (*REQUEST_FIELDS, "model", None)
-        raise sizing_error(error, from_config=from_config and body.config is not None) from None
-    return out
 
 
 @router.post(
@@ -159,6 +52,7 @@ def run_sizing(body: SizingRequestBody) -> dict[str, Any]:
         413: {"description": f"Body over {MAX_BODY_BYTES // 1024} KiB."},
         422: {"model": SizingError422, "description": "Invalid input; `msg` names the field."},
         429: {"description": "Over 120 requests a minute from one client; see Retry-After."},
+        503: {"description": "The sizing did not finish in 2 s (server busy); retry."},
     },
     openapi_extra={
         "requestBody": {
@@ -172,19 +66,29 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
     object as `prefill size --json`. All sizes are bytes; lengths are tokens. At most
     120 requests a minute per client (429 with Retry-After beyond)."""
     raw = await request.body()
-    # Parsing and sizing are CPU work: a worker thread keeps the event loop serving others.
-    return await run_in_threadpool(_answer, request, db, background, raw)
-
-
-def _answer(request: Request, db: Session, background: BackgroundTasks, raw: bytes) -> Response:
-    limited = throttle(request, db, background, SIZING_API_PER_CLIENT)
+    limited = await run_in_threadpool(throttle, request, db, background, SIZING_API_PER_CLIENT)
     if limited is not None:
         return limited
+    # Parsing and sizing are CPU work: in a worker process (no shared interpreter lock, and a
+    # wall-clock limit), or without one configured, a worker thread.
+    pool: ComputePool | None = request.app.state.compute_pool
     try:
-        body = validate_body(parse_json_body(raw))
-        return JSONResponse(run_sizing(body))
-    except InvalidInput as invalid:
-        return JSONResponse({"detail": invalid.errors}, status_code=422)
+        if pool is None:
+            status, payload = await run_in_threadpool(answer_sizing, raw)
+        else:
+            status, payload = await pool.run(answer_sizing, raw, warm_up=warm_up)
+    except ComputeTimeout:
+        return _unavailable(
+            f"the sizing did not finish within {SIZING_TIME_LIMIT_SECONDS:g} seconds and was "
+            "stopped (the server is busy); try again"
+        )
+    except ComputeUnavailable:
+        return _unavailable("the sizing workers restarted; send the request again")
+    return JSONResponse(payload, status_code=status)
+
+
+def _unavailable(message: str) -> JSONResponse:
+    return JSONResponse({"detail": message}, status_code=503, headers={"retry-after": "1"})
 
 
 @cache

@@ -19,16 +19,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import is_read_only
 from app.ratelimit import Limit, RateLimiter
+from app.web.client_address import client_key
 from app.web.errors import error_response
 
 CALCULATOR_PER_CLIENT = Limit("calculator", max_hits=300, window_seconds=60)
 SIZING_API_PER_CLIENT = Limit("sizing-api", max_hits=120, window_seconds=60)
 PREVIEWS_PER_ACCOUNT = Limit("preview", max_hits=60, window_seconds=60)
-
-
-def client_key(request: Request) -> str:
-    """The client's address as the server sees it (the proxy's forwarded address when trusted)."""
-    return request.client.host if request.client else "unknown"
 
 
 def throttle(

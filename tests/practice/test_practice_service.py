@@ -29,7 +29,9 @@ def db(database_url: str):  # type: ignore[no-untyped-def]
 
 
 def member(db: Session, timezone: str = "UTC"):  # type: ignore[no-untyped-def]
-    user = create_user(db, email=unique_email(), display_name="Ada", password=PASSWORD)
+    email = unique_email()
+    # Display names are unique: name each member after their address.
+    user = create_user(db, email=email, display_name=email.split("@")[0], password=PASSWORD)
     user.timezone = timezone
     db.flush()
     return user

@@ -12,6 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from app.api import sizing as sizing_api
+from app.api import sizing_compute
 from app.deploy_check import check_settings
 from app.ratelimit import Limit
 from app.web import throttle
@@ -91,14 +92,14 @@ def test_limits_can_be_switched_off_for_load_tests_but_not_in_production(
 def test_sizing_runs_off_the_event_loop(app_factory, sqlite_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """While one sizing request computes, the process still answers others."""
     started = threading.Event()
-    real = sizing_api.run_sizing
+    real = sizing_compute.run_sizing
 
     def slow_sizing(body):  # type: ignore[no-untyped-def]
         started.set()
         time.sleep(1.0)  # stands in for CPU work that holds its thread
         return real(body)
 
-    monkeypatch.setattr(sizing_api, "run_sizing", slow_sizing)
+    monkeypatch.setattr(sizing_compute, "run_sizing", slow_sizing)
     app = app_factory(sqlite_url)
     finished: list[str] = []
 
@@ -121,3 +122,54 @@ def test_sizing_runs_off_the_event_loop(app_factory, sqlite_url, monkeypatch) ->
 
     asyncio.run(scenario())
     assert finished == ["ping", "sizing"]
+
+
+def test_the_pool_sizes_in_worker_processes_like_the_thread(app_factory, sqlite_url) -> None:  # type: ignore[no-untyped-def]
+    from tests.sizing.test_sizing_limits import worst_case_configs
+
+    body = {"config": worst_case_configs()["moe"], "gpu": "H200", "gpus": 8, "context": 8192}
+    answers = []
+    for workers in (0, 1):
+        with TestClient(app_factory(sqlite_url, sizing_workers=workers)) as client:
+            assert (client.app.state.compute_pool is None) == (workers == 0)
+            response = client.post("/api/v1/sizing", json=body)
+            assert response.status_code == 200, response.text
+            bad = client.post("/api/v1/sizing", json={**body, "config": {"n_layer": "x"}})
+            assert bad.status_code == 422
+            answers.append((response.json(), bad.json()))
+    assert answers[0] == answers[1]
+
+
+def test_the_pool_stops_a_computation_past_its_limit_and_recovers() -> None:
+    from app.web.compute_pool import ComputePool, ComputeTimeout
+
+    pool = ComputePool(workers=1, timeout_seconds=1.0)
+
+    async def scenario() -> int:
+        await pool.run(abs, -1)  # the worker is up
+        start = time.monotonic()
+        with pytest.raises(ComputeTimeout):
+            await pool.run(time.sleep, 30)
+        assert time.monotonic() - start < 10  # stopped at the limit, not after 30 s
+        return await pool.run(abs, -7)  # a fresh pool answers the next call
+
+    try:
+        assert asyncio.run(scenario()) == 7
+    finally:
+        pool.shutdown()
+
+
+def test_a_timed_out_sizing_answers_503(app_factory, sqlite_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from app.web.compute_pool import ComputeTimeout
+
+    app = app_factory(sqlite_url, sizing_workers=1)
+
+    async def too_slow(*_args, **_kwargs):  # type: ignore[no-untyped-def]
+        raise ComputeTimeout
+
+    monkeypatch.setattr(app.state.compute_pool, "run", too_slow)
+    with TestClient(app) as client:
+        response = client.post("/api/v1/sizing", json=SIZING)
+    assert response.status_code == 503
+    assert "did not finish within 2 seconds" in response.json()["detail"]
+    assert response.headers["retry-after"] == "1"

@@ -1,0 +1,140 @@
+"""The sizing API's work, apart from the web layer: JSON body in, (status, payload) out.
+
+It imports only pydantic and the sizing core, so the worker processes that run it
+(app/web/compute_pool.py) start quickly and hold none of the app's state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.api.sizing_schemas import SizingRequestBody
+from app.sizing import (
+    ModelSpec,
+    SizingError,
+    SizingRequest,
+    load_preset,
+    parse_config,
+    remedies,
+    size,
+)
+
+REQUEST_FIELDS = tuple(field.name for field in dataclasses.fields(SizingRequest))
+
+
+def warm_up() -> None:
+    """Run once in each new worker: the imports above are its start-up cost."""
+
+
+class InvalidInput(Exception):
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        self.errors = errors
+
+
+def _error(loc: list[str], msg: str, kind: str) -> dict[str, Any]:
+    field = ".".join(loc[1:])
+    text = f"{field}: {msg}" if field and not msg.startswith(f"{field}:") else msg
+    return {"loc": loc, "msg": text[:500], "type": kind}
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
+
+
+def parse_json_body(body: bytes) -> Any:
+    """Strict JSON: no NaN/Infinity, finite floats, ints of sane length, bounded nesting."""
+    try:
+        return json.loads(body, parse_constant=_reject_constant, parse_float=_finite)
+    except RecursionError:
+        raise InvalidInput(
+            [_error(["body"], "the JSON is nested too deeply", "json_invalid")]
+        ) from None
+    except (ValueError, UnicodeDecodeError) as error:
+        reason = "a number is too long" if "int_max_str_digits" in str(error) else str(error)
+        raise InvalidInput(
+            [_error(["body"], f"the body is not valid JSON: {reason}", "json_invalid")]
+        ) from None
+
+
+def validate_body(data: Any) -> SizingRequestBody:
+    if not isinstance(data, dict):
+        raise InvalidInput([_error(["body"], "expected a JSON object", "model_type")])
+    try:
+        body = SizingRequestBody.model_validate(data)
+    except ValidationError as error:
+        raise InvalidInput(
+            [
+                _error(["body", *map(str, e["loc"])], e["msg"], e["type"])
+                for e in error.errors(include_url=False, include_input=False)
+            ]
+        ) from None
+    if (body.model is None) == (body.config is None):
+        both = "both were given" if body.model is not None else "neither was given"
+        raise InvalidInput(
+            [
+                _error(
+                    ["body", "model"],
+                    "give either model (a preset id) or config (an inline config.json object), "
+                    f"not both and not neither: {both}",
+                    "model_or_config",
+                )
+            ]
+        )
+    return body
+
+
+def sizing_error(error: SizingError, *, from_config: bool) -> InvalidInput:
+    """A core error as a 422 item located at the request field or config key at fault."""
+    if from_config:
+        loc = ["body", "config", *(error.field.split(".") if error.field else [])]
+    else:
+        loc = ["body", error.field or "body"]
+    return InvalidInput([_error(loc, error.message, type(error).__name__)])
+
+
+def model_spec(body: SizingRequestBody) -> ModelSpec:
+    name = body.name.strip() if body.name and body.name.strip() else None
+    try:
+        if body.model is not None:
+            spec = load_preset(body.model)
+            return dataclasses.replace(spec, name=name) if name else spec
+        assert body.config is not None
+        return parse_config(body.config, name=name)
+    except SizingError as error:
+        raise sizing_error(error, from_config=body.model is None) from None
+
+
+def run_sizing(body: SizingRequestBody) -> dict[str, Any]:
+    spec = model_spec(body)
+    try:
+        request = SizingRequest(**{name: getattr(body, name) for name in REQUEST_FIELDS})
+        out = size(spec, request).to_dict()
+        if body.include_remedies:
+            out["remedies"] = [remedy.to_dict() for remedy in remedies(spec, request)]
+    except SizingError as error:
+        # Request-level errors (an illegal tp, a context the config cannot default) name a
+        # request field; a config that fails only when sized names a config key.
+        from_config = error.field not in (*REQUEST_FIELDS, "model", None)
+        raise sizing_error(error, from_config=from_config and body.config is not None) from None
+    return out
+
+
+def answer_sizing(raw: bytes) -> tuple[int, Any]:
+    """(status, JSON payload) for a request body; runs in a worker process or thread."""
+    try:
+        body = validate_body(parse_json_body(raw))
+        return 200, run_sizing(body)
+    except InvalidInput as invalid:
+        return 422, {"detail": invalid.errors}

@@ -1,0 +1,94 @@
+"""A small pool of worker processes for CPU-bound request work (sizing an untrusted config).
+
+A worker thread keeps the event loop free, but threads share the interpreter lock: a stream of
+costly sizings would still slow every other request. Processes do not share it. Each call also
+has a wall-clock limit: past it, the pool's processes are terminated (a running computation
+cannot be interrupted any other way), the call answers `ComputeTimeout`, and the next call starts
+a fresh pool. Workers start on first use (spawned: nothing of the app's state or threads is
+copied) and stop with the app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# The worst config the sizing reader accepts costs well under 100 ms; two seconds only stops
+# what is broken (or a queue so long that an answer would come too late anyway).
+SIZING_TIME_LIMIT_SECONDS = 2.0
+
+
+class ComputeTimeout(Exception):
+    """The computation ran past the pool's wall-clock limit and was stopped."""
+
+
+class ComputeUnavailable(Exception):
+    """The pool was restarted under this call (another call timed out); try again."""
+
+
+def _nothing() -> None:
+    pass
+
+
+class ComputePool:
+    def __init__(self, workers: int, timeout_seconds: float) -> None:
+        self.workers = workers
+        self.timeout_seconds = timeout_seconds
+        self._executor: ProcessPoolExecutor | None = None
+        self._ready: list[Future[Any]] = []
+        self._lock = threading.Lock()
+
+    def _pool(self, warm_up: Callable[[], object] | None) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = ProcessPoolExecutor(
+                    max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
+                )
+                # Start every worker now (each imports the function's module); the time limit
+                # is for the computation, not for a worker's start.
+                task = warm_up or _nothing
+                self._ready = [self._executor.submit(task) for _ in range(self.workers)]
+            return self._executor
+
+    async def run(
+        self, function: Callable[..., T], *args: Any, warm_up: Callable[[], object] | None = None
+    ) -> T:
+        """`function(*args)` in a worker process (both must be picklable: module-level).
+        `warm_up`, a module-level function of the same module, starts new workers."""
+        pool = self._pool(warm_up)
+        try:
+            for ready in list(self._ready):
+                await asyncio.wrap_future(ready)
+        except BrokenProcessPool:
+            self._discard(pool)
+            raise ComputeUnavailable from None
+        future = asyncio.get_running_loop().run_in_executor(pool, function, *args)
+        try:
+            return await asyncio.wait_for(future, self.timeout_seconds)
+        except TimeoutError:
+            self._discard(pool)
+            raise ComputeTimeout from None
+        except BrokenProcessPool:
+            self._discard(pool)
+            raise ComputeUnavailable from None
+
+    def _discard(self, pool: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._executor is pool:
+                self._executor = None
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            pool, self._executor = self._executor, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
