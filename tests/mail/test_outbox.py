@@ -170,3 +170,25 @@ def test_an_idle_or_busy_outbox_is_not_claimed_in_a_loop(app_factory, database_u
     assert due is not None and due > outbox.clock()  # the lease's end
     assert outbox.run_once() == 0  # nothing claimable: no second send
     assert app.state.mailer.sent == []
+
+
+def test_prefill_worker_sends_the_outbox_through_the_configured_backend(
+    app_factory, database_url: str, tmp_path, monkeypatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """`prefill worker --once`, as a separate process would run it: the outbox back-end writes
+    each message as a file."""
+    from app.cli import main
+
+    app = app_factory(database_url)
+    with app.state.db.writer() as db, db.begin():
+        enqueue_mail(db, Mail(to="ops@example.com", subject="From the worker", text="hi"))
+    outbox_dir = tmp_path / "worker-outbox"
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("PREFILL_MAILER", "outbox")
+    monkeypatch.setenv("PREFILL_OUTBOX_DIR", str(outbox_dir))
+    assert main(["worker", "--once"]) == 0
+    files = list(outbox_dir.glob("*.eml"))
+    assert len(files) == 1 and b"Subject: From the worker" in files[0].read_bytes()
+    assert rows(app, SENT) == 1
+    assert main(["worker", "--once"]) == 0  # nothing left: nothing sent twice
+    assert len(list(outbox_dir.glob("*.eml"))) == 1
