@@ -119,11 +119,13 @@ def sizing_error(error: SizingError, *, from_config: bool) -> InvalidInput:
 
 
 def model_spec(body: SizingRequestBody) -> ModelSpec:
+    name = body.name.strip() if body.name and body.name.strip() else None
     try:
         if body.model is not None:
-            return load_preset(body.model)
+            spec = load_preset(body.model)
+            return dataclasses.replace(spec, name=name) if name else spec
         assert body.config is not None
-        return parse_config(body.config)
+        return parse_config(body.config, name=name)
     except SizingError as error:
         raise sizing_error(error, from_config=body.model is None) from None
 
@@ -179,6 +181,7 @@ def _presets() -> list[dict[str, Any]]:
             model_type=spec.model_type,
             params_active=spec.params.active,
             max_position_embeddings=spec.max_position_embeddings,
+            context_limit=spec.context_limit,
             kv_bytes_per_token=sized.kv_bytes_per_token,
         )
         out.append(entry)
@@ -193,5 +196,6 @@ def get_models() -> JSONResponse:
 
 @router.get("/gpus", summary="GPU catalogue", response_model=list[GPUInfo])
 def get_gpus() -> JSONResponse:
-    """Every GPU with the memory its driver reports (bytes) and where that figure comes from."""
+    """Every GPU with the total CUDA reports to a process (`memory_bytes`, the base capacity
+    starts from), the `nvidia-smi` figure and the nominal one, each with its source."""
     return JSONResponse([gpu.to_dict() for gpu in GPUS.values()])

@@ -17,7 +17,7 @@ from app.sizing.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
 MAX_CONFIG_BYTES = 256 * 1024
 
 KvDtype = Literal["bf16", "fp16", "fp8"]
-WeightDtype = Literal["bf16", "fp16", "fp8", "int8", "int4"]
+WeightDtype = Literal["auto", "bf16", "fp16", "fp8", "int8", "int4"]
 StrictInt = Annotated[int, Field(strict=True)]
 
 
@@ -40,6 +40,14 @@ class SizingRequestBody(BaseModel):
         f"`text_config` are fine). At most {MAX_CONFIG_BYTES // 1024} KiB. Exactly one of "
         "`model` and `config`.",
     )
+    name: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        description="Display name for the model. Null: the preset's name, else the config's "
+        "`_name_or_path`, else a family name from its `model_type`.",
+        examples=["my-finetune"],
+    )
     gpu: str = Field(
         "H100-SXM",
         min_length=1,
@@ -60,7 +68,7 @@ class SizingRequestBody(BaseModel):
         ge=1,
         le=MAX_CONTEXT,
         description="Context length per sequence, in tokens (prompt + output; vLLM's "
-        "--max-model-len). Null: the model's max_position_embeddings.",
+        "--max-model-len). Null: the model's limit (`context_limit`); longer is a 422.",
     )
     concurrency: StrictInt = Field(
         1,
@@ -74,9 +82,13 @@ class SizingRequestBody(BaseModel):
         "models FlashMLA's fp8_ds_mla layout (656 bytes per token per layer).",
     )
     weight_dtype: WeightDtype = Field(
-        "bf16",
-        description="Weight dtype. fp8/int8: 1 byte per parameter; int4: 33/64 byte per "
-        "parameter (0.5 + one fp16 scale per 128); embedding and untied head stay bf16.",
+        "auto",
+        description="Weight precision. auto: as the checkpoint ships, from its "
+        "quantization_config (fp8 block-scaled, mxfp4, nvfp4, AWQ/GPTQ, compressed-tensors, "
+        "ModelOpt, with their scale tensors and unquantised modules), else bf16. Otherwise every "
+        "parameter in that dtype (fp8/int8: 1 byte; int4: 33/64 byte, 0.5 + one fp16 scale per "
+        "128) with embedding and untied head in bf16; asking for the precision the checkpoint "
+        "already ships sizes the shipped layout.",
     )
     gpu_util: float = Field(
         DEFAULT_GPU_UTIL,
@@ -123,12 +135,21 @@ class LayerGroup(BaseModel):
     constant_bytes_per_layer_per_gpu: int = Field(description="The same, per GPU under tp.")
 
 
+CUDA_TOTAL = (
+    "The total memory CUDA reports to a process (torch.cuda.mem_get_info), in bytes: the base "
+    "vLLM multiplies by gpu_memory_utilization, and the base every capacity here starts from."
+)
+
+
 class GPUSummary(BaseModel):
     id: str
     name: str
-    memory_bytes: int = Field(description="Memory the driver reports, in bytes.")
-    memory_is_estimate: bool
+    memory_bytes: int = Field(description=CUDA_TOTAL)
+    memory_is_estimate: bool = Field(description="True when memory_bytes is derived, not reported.")
     marketed_memory: str = Field(description='The nominal figure, e.g. "80 GB HBM3".')
+    cuda_total_bytes: int = Field(description="The same as memory_bytes, named for what it is.")
+    nvidia_smi_bytes: int = Field(description="memory.total as nvidia-smi (rocm-smi) prints it.")
+    memory_source: str = Field(description="Where memory_bytes comes from.")
 
 
 class ResolvedInputs(BaseModel):
@@ -156,8 +177,13 @@ class SizingResponse(BaseModel):
     params_exact: bool = Field(
         description="Always true: a family whose block layout is not modelled is refused (422)."
     )
-    weights_bytes: int = Field(description="Weight bytes in `weight_dtype`.")
+    weights_bytes: int = Field(description="Weight bytes in `weights_precision`.")
     weights_bytes_per_gpu: int = Field(description="Weight bytes per GPU (weights / tp).")
+    weights_precision: str = Field(description="bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, ...")
+    weights_precision_source: str = Field(
+        description='Where the precision came from, e.g. "fp8 as shipped, from '
+        'quantization_config (…)" or "fp8 as asked".'
+    )
     kv_bytes_per_token: int = Field(description="Cache bytes one token adds, all layers.")
     kv_bytes_per_token_beyond_window: int = Field(
         description="Bytes per token once every window is full."
@@ -168,16 +194,26 @@ class SizingResponse(BaseModel):
     kv_bytes_per_token_per_gpu: int
     kv_bytes_per_sequence_per_gpu: int
     state_bytes_per_sequence_per_gpu: int
-    usable_bytes_per_gpu: int = Field(description="ceil(reported bytes × gpu_util).")
+    usable_bytes_per_gpu: int = Field(description="ceil(CUDA total × gpu_util).")
     reserve_bytes_per_gpu: int
     kv_budget_bytes_per_gpu: int = Field(description="Bytes per GPU left for the KV cache.")
     kv_capacity_tokens: int | None = Field(description="Tokens one replica's KV pool holds.")
     sequences_per_replica: int = Field(description="Whole sequences of `context` per replica.")
     max_concurrency: int = Field(description="Sequences of `context` tokens, all replicas.")
     max_context: int | None = Field(
-        description="Longest context in tokens at which `concurrency` sequences fit; null when "
-        "unbounded (every layer windowed)."
+        description="Longest context in tokens at which `concurrency` sequences fit, never "
+        "beyond the model's `context_limit`; null only when neither memory nor the config "
+        "bounds it (every layer windowed and no stated limit)."
     )
+    max_context_limited_by: str | None = Field(
+        description='What binds max_context: "the model\'s 131,072" or "the KV pool".'
+    )
+    context_limit: int | None = Field(
+        description="The longest context the model states, in tokens: max_position_embeddings, "
+        "raised by YaRN rope scaling (factor × original_max_position_embeddings). A longer "
+        "`context` is a 422."
+    )
+    context_limit_source: str = Field(description="Which config key states context_limit.")
     min_gpus: int | None = Field(
         description="Smallest legal tp whose one replica fits the load; null when none does."
     )
@@ -207,6 +243,9 @@ class ModelPreset(BaseModel):
     params_total: int
     params_active: int
     max_position_embeddings: int | None = Field(description="Tokens.")
+    context_limit: int | None = Field(
+        description="The longest context the model states, in tokens (YaRN scaling included)."
+    )
     kv_bytes_per_token: int = Field(description="Bytes per token in bf16, all layers.")
     source_url: str = Field(description="Where the config.json was copied from.")
     source_repo: str
@@ -219,13 +258,16 @@ class GPUInfo(BaseModel):
     id: str = Field(description="The id to pass as `gpu`.")
     name: str
     vendor: str
-    memory_bytes: int = Field(description="Memory the driver reports, in bytes.")
-    marketed_memory: str
+    memory_bytes: int = Field(description=CUDA_TOTAL)
+    cuda_total_bytes: int = Field(description="The same as memory_bytes, named for what it is.")
+    marketed_memory: str = Field(description='The nominal figure, e.g. "80 GB HBM3".')
+    nvidia_smi_bytes: int = Field(description="memory.total as nvidia-smi (rocm-smi) prints it.")
+    nvidia_smi_source: str = Field(description="Where nvidia_smi_bytes comes from.")
     hbm_bandwidth_bytes_per_s: int | None = Field(description="Peak HBM bandwidth, bytes/s.")
     dense_bf16_tflops: float | None
     dense_fp8_tflops: float | None
-    memory_source: str = Field(description="Where the memory figure comes from.")
-    memory_is_estimate: bool
+    memory_source: str = Field(description="Where memory_bytes comes from.")
+    memory_is_estimate: bool = Field(description="True when memory_bytes is derived, not reported.")
     spec_source: str
 
 

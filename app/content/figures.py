@@ -49,7 +49,7 @@ RATE_UNITS: dict[str, tuple[int, str]] = {
     "TB/s": (1000**4, " TB/s"),
     "TFLOPS": (1, " TFLOPS"),
 }
-FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix"})
+FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix", "times"})
 REQUEST_INT_ARGS = frozenset({"gpus", "tp", "context", "concurrency"})
 REQUEST_STR_ARGS = frozenset({"gpu", "kv_dtype", "weight_dtype"})
 REQUEST_BYTES_ARGS = {"reserve": "reserve_bytes", "kv_budget": "kv_budget_bytes"}
@@ -173,6 +173,11 @@ def _size_figure(args: dict[str, str]) -> str:
         raise DirectiveError(str(error)) from None
     value = _lookup(record, field, f"the sizing of {args['model']}")
     title = f"Computed by Prefill's sizing core from the {args['model']} config: {field}"
+    if "times" in args:  # a per-token figure at a length the config alone does not admit
+        times = _int_arg(args, "times")
+        if value is None or not 1 <= times <= 1 << 40:
+            raise DirectiveError("times=N needs a number to multiply and 1 ≤ N ≤ 2^40")
+        value, title = value * times, f"{title} × {times:,}"
     return _figure_html(value, format_value(value, unit, digits, suffix), title)
 
 

@@ -7,6 +7,7 @@ the semantics and the engine source of every formula.
 from .capacity import legal_tp_degrees, tp_violation, weights_bytes
 from .errors import (
     ConfigError,
+    ContextLimitError,
     IllegalTPError,
     SizingError,
     UnknownGPUError,
@@ -30,6 +31,7 @@ __all__ = [
     "GPUS",
     "Attention",
     "ConfigError",
+    "ContextLimitError",
     "IllegalTPError",
     "LayerSpec",
     "ModelSpec",

@@ -1,6 +1,6 @@
 """``size``: weights, KV per GPU and capacity on a GPU type, per DESIGN.md "Sizing semantics".
 
-Per GPU: usable = ceil(reported memory × gpu_util) (vLLM ``request_memory``,
+Per GPU: usable = ceil(CUDA total × gpu_util) (vLLM ``request_memory``,
 vllm/v1/worker/utils.py); KV budget = usable − weights/tp − reserve, or the explicit
 ``kv_budget_bytes`` (vLLM ``--kv-cache-memory``). A replica is ``tp`` GPUs; replicas = gpus // tp.
 """
@@ -8,27 +8,69 @@ vllm/v1/worker/utils.py); KV budget = usable − weights/tp − reserve, or the 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 from .dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
-from .errors import IllegalTPError, SizingError
+from .errors import ContextLimitError, IllegalTPError, SizingError
 from .gpus import GPU, get_gpu
 from .kv import CacheProfile, profile
+from .precision import shipped_weight_bytes
 from .request import MAX_GPUS, SizingRequest
 from .spec import ModelSpec
 from .units import fmt_bytes
 
+AS_SHIPPED = "auto"  # weight_dtype: the precision the checkpoint ships (bf16 when it states none)
 
-def weights_bytes(spec: ModelSpec, weight_dtype: str) -> int:
-    """Weight bytes for a dtype. Quantised dtypes (fp8, int8, int4) apply to every parameter
-    except the token embedding and an untied output head, which stay bf16 as in the usual
-    FP8/AWQ/GPTQ checkpoints."""
+
+@dataclass(frozen=True, slots=True)
+class WeightPlan:
+    bytes: int
+    precision: str  # bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, ...
+    source: str  # where the precision came from, in words
+
+
+def weight_plan(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> WeightPlan:
+    """Weight bytes for a request: as the checkpoint ships them by default (its
+    quantization_config, else bf16, never fp32 because torch_dtype says so), or in the dtype
+    asked. Asking for the family the checkpoint already ships (fp8 on an fp8 checkpoint) sizes
+    the shipped layout."""
+    quant = spec.quant
+    p = spec.params
+    if quant is not None and spec.linears and weight_dtype in (AS_SHIPPED, quant.family):
+        head = (p.lm_head // spec.hidden_size, spec.hidden_size) if p.lm_head else None
+        total = shipped_weight_bytes(
+            quant, spec.linears, embedding=p.embedding, lm_head=head, total=p.total
+        )
+        return WeightPlan(total, quant.family, quant.describe())
+    if weight_dtype == AS_SHIPPED:
+        if spec.quantization:
+            why = (
+                f"bf16: the checkpoint's quant_method {spec.quantization!r} is not one the core "
+                "reads, so its weights are sized unquantised"
+            )
+        else:
+            why = "bf16: the checkpoint states no quantization_config (torch_dtype is not used)"
+        return WeightPlan(2 * p.total, "bf16", why)
+    return WeightPlan(
+        uniform_weights_bytes(spec, weight_dtype), weight_dtype, f"{weight_dtype} as asked"
+    )
+
+
+def uniform_weights_bytes(spec: ModelSpec, weight_dtype: str) -> int:
+    """Every parameter in one dtype: fp8, int8 and int4 apply to every parameter except the
+    token embedding and an untied output head, which stay bf16."""
     width = WEIGHT_DTYPE_BYTES[weight_dtype]
     p = spec.params
     if width == 2:
         return 2 * p.total
     kept = p.embedding + p.lm_head
     return math.ceil(2 * kept + width * (p.total - kept))
+
+
+def weights_bytes(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> int:
+    """Weight bytes of the whole model for a weight_dtype request (see ``weight_plan``)."""
+    return weight_plan(spec, weight_dtype).bytes
 
 
 def tp_violation(spec: ModelSpec, tp: int) -> str | None:
@@ -95,7 +137,8 @@ class Replica:
 
     def __init__(self, spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int) -> None:
         self.tp = tp
-        self.weights = weights_bytes(spec, req.weight_dtype)
+        self.plan = weight_plan(spec, req.weight_dtype)
+        self.weights = self.plan.bytes
         self.weights_per_gpu = -(-self.weights // tp)
         self.usable = usable_bytes(gpu, req.gpu_util)
         self.reserve = req.reserve
@@ -141,10 +184,17 @@ def resolve(spec: ModelSpec, req: SizingRequest) -> tuple[GPU, int, int]:
             f"GPUs: {', '.join(map(str, legal)) or 'none'}.",
             field="tp",
         )
-    context = req.context if req.context is not None else spec.max_position_embeddings
+    limit = spec.context_limit
+    context = req.context if req.context is not None else limit
     if context is None:
         raise SizingError(
             "the config states no max_position_embeddings; give a context length",
+            field="context",
+        )
+    if limit is not None and context > limit:
+        raise ContextLimitError(
+            f"{context:,} tokens is beyond the model's limit of {limit:,} "
+            f"({spec.context_limit_source}); vLLM refuses a --max-model-len above it too",
             field="context",
         )
     return gpu, tp, context
@@ -157,7 +207,7 @@ def weights_reason(rep: Replica, gpu: GPU, req: SizingRequest) -> str | None:
         return (
             f"weights ({fmt_bytes(rep.weights_per_gpu)} per GPU) plus the explicit KV budget "
             f"({fmt_bytes(req.kv_budget_bytes)}) exceed the {fmt_bytes(gpu.memory_bytes)} the "
-            "GPU reports"
+            "CUDA total"
         )
     if rep.weights_per_gpu > rep.usable:
         return (

@@ -8,19 +8,20 @@ and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
+from .dtypes import KV_DTYPE_BYTES
 from .errors import ConfigError, SizingError
 from .parse import parse_config
 from .presets import load_preset
 from .remedies import remedies
 from .report import format_report
-from .request import DEFAULT_GPU_UTIL, SizingRequest
+from .request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
 from .sizer import size
 from .spec import ModelSpec
 
@@ -60,6 +61,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         metavar="MODEL_ID_OR_PATH",
         help="a preset id (e.g. llama-3.1-8b), a config.json path, or - for stdin",
     )
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="display name for the model (default: the config's _name_or_path, else its family)",
+    )
     parser.add_argument("--gpu", default="H100-SXM", help="GPU id (default H100-SXM)")
     parser.add_argument("--gpus", type=int, default=1, help="GPUs in total (default 1)")
     parser.add_argument(
@@ -72,11 +78,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--context",
         type=int,
         default=None,
-        help="tokens per sequence (default: the model's max_position_embeddings)",
+        help="tokens per sequence (default: the model's limit, max_position_embeddings or its YaRN extension; longer is an error)",
     )
     parser.add_argument("--concurrency", type=int, default=1, help="sequences at once (default 1)")
     parser.add_argument("--kv-dtype", choices=sorted(KV_DTYPE_BYTES), default="bf16")
-    parser.add_argument("--weight-dtype", choices=sorted(WEIGHT_DTYPE_BYTES), default="bf16")
+    parser.add_argument(
+        "--weight-dtype",
+        choices=WEIGHT_DTYPES,
+        default="auto",
+        help="weight precision (default auto: as the checkpoint ships, from its "
+        "quantization_config, else bf16)",
+    )
     parser.add_argument(
         "--gpu-util",
         type=float,
@@ -106,18 +118,21 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def read_model(source: str, stdin: TextIO | None = None) -> ModelSpec:
-    """A preset id, a config.json path, or '-' for a config on standard input."""
+def read_model(source: str, stdin: TextIO | None = None, name: str | None = None) -> ModelSpec:
+    """A preset id, a config.json path, or '-' for a config on standard input; ``name``
+    overrides the display name (a config file's folder never becomes its name)."""
+    name = name.strip()[:100] if name and name.strip() else None
     if source == "-":
-        return parse_config(_load_json((stdin or sys.stdin).read(), "stdin"), name=None)
+        return parse_config(_load_json((stdin or sys.stdin).read(), "stdin"), name=name)
     path = Path(source)
     if path.suffix == ".json" or path.is_file():
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"cannot read {source}: {exc.strerror}", field="model") from None
-        return parse_config(_load_json(text, source), name=path.parent.name or path.stem)
-    return load_preset(source)
+        return parse_config(_load_json(text, source), name=name)
+    spec = load_preset(source)
+    return dataclasses.replace(spec, name=name) if name else spec
 
 
 def _load_json(text: str, where: str) -> Any:
@@ -139,7 +154,7 @@ def run(
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        spec = read_model(args.model, stdin)
+        spec = read_model(args.model, stdin, getattr(args, "name", None))
         req = SizingRequest(
             gpu=args.gpu,
             gpus=args.gpus,
@@ -167,11 +182,9 @@ def run(
         return 0
     out.write(format_report(result) + "\n")
     if fixes is not None:
-        out.write("\nRemedies (cheapest first)\n")
+        out.write("\nRemedies (what helps first, then by cost)\n")
         for fix in fixes:
-            gain = fix.ratio.get("max_concurrency")
-            tail = f"  → max concurrency ×{gain}" if gain is not None else "  (advice only)"
-            out.write(f"  [{fix.cost_rank}] {fix.title}{tail}\n")
+            out.write(f"  [{fix.cost_rank}] {fix.title}: {fix.buys}\n")
     return 0
 
 

@@ -41,3 +41,7 @@ class UnknownModelError(SizingError):
 
 class UnknownGPUError(SizingError):
     """No GPU with that id in the catalogue (the message lists close matches)."""
+
+
+class ContextLimitError(SizingError):
+    """The requested context is longer than the model states it supports (names the limit)."""

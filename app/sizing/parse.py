@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from .architecture import build_layers, decoder_dims
-from .config import MAX_POSITIONS, Keys, reject_non_decoders, unwrap
+from .config import Keys, reject_non_decoders, unwrap
 from .coverage import refuse_unmodelled_family, refuse_unmodelled_features
 from .errors import ConfigError, SizingError, UnsupportedArchitectureError
+from .limits import context_limit, stated_positions
+from .linears import linear_inventory
+from .names import family_name
 from .params import count_params
+from .precision import read_quantization
 from .spec import ModelSpec
 
 
@@ -58,6 +62,8 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
             "layers (vLLM drops the key for this reason)."
         )
     quant = _quant_method(wrapper, keys)
+    qc = wrapper.get("quantization_config") or keys.raw("quantization_config")
+    limit = context_limit(keys)
     return ModelSpec(
         name=name or _default_name(wrapper, keys),
         model_type=keys.display_type,
@@ -65,20 +71,17 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         vocab_size=params.embedding // dims.hidden,
         num_layers=dims.layers,
         num_attention_heads=dims.heads,
-        max_position_embeddings=_max_positions(keys),
+        max_position_embeddings=stated_positions(keys),
         layers=layers,
         params=params,
         tie_word_embeddings=params.lm_head == 0,
         quantization=quant,
         notes=tuple(notes),
+        context_limit=limit.tokens,
+        context_limit_source=limit.source,
+        linears=tuple(linear_inventory(keys, dims, layers)) if qc else (),
+        quant=read_quantization(qc) if qc else None,
     )
-
-
-def _max_positions(keys: Keys) -> int | None:
-    key = keys.first(
-        ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
-    )
-    return keys.int(key, maximum=MAX_POSITIONS) if key else None
 
 
 def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
@@ -90,11 +93,10 @@ def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
 
 
 def _default_name(wrapper: dict[str, Any], keys: Keys) -> str:
+    """The config's own `_name_or_path` (its last path part), else a family name from
+    model_type; never an architecture class."""
     for key in ("_name_or_path", "name_or_path"):
         value = wrapper.get(key)
-        if isinstance(value, str) and value:
-            return value.rstrip("/").split("/")[-1]
-    archs = wrapper.get("architectures")
-    if isinstance(archs, list) and archs and isinstance(archs[0], str):
-        return archs[0]
-    return keys.model_type or "custom model"
+        if isinstance(value, str) and value.strip().strip("/"):
+            return value.strip().rstrip("/").split("/")[-1][:100]
+    return family_name(keys.display_type or keys.model_type)

@@ -16,10 +16,10 @@ def format_report(r: SizingResult) -> str:
     estimated = ", estimated" if gpu["memory_is_estimate"] else ""
     lines = [
         f"{r.model} ({r.model_type}) on {i['gpus']} × {gpu['id']} "
-        f"({fmt_bytes(gpu['memory_bytes'])} reported each{estimated})",
+        f"({fmt_bytes(gpu['memory_bytes'])} CUDA total each{estimated})",
         f"tp={r.tp} · {r.replicas} replica{'s' if r.replicas != 1 else ''} · context "
         f"{i['context']:,} · concurrency {i['concurrency']:,} · KV {i['kv_dtype']} · weights "
-        f"{i['weight_dtype']}",
+        f"{r.weights_precision}" + (" as shipped" if i["weight_dtype"] == "auto" else ""),
         "Sizes in bytes; KiB/MiB/GiB are 1024-based.",
         "",
         "Model",
@@ -34,7 +34,7 @@ def format_report(r: SizingResult) -> str:
         lines.append(_row("MTP modules (not in total)", fmt_int(r.params_mtp)))
     lines += [
         _row(
-            f"weights ({i['weight_dtype']})",
+            f"weights ({r.weights_precision})",
             f"{fmt_bytes(r.weights_bytes)} total, {fmt_bytes(r.weights_bytes_per_gpu)} per GPU",
         ),
         "",
@@ -79,7 +79,10 @@ def format_report(r: SizingResult) -> str:
         _row(f"max concurrency at {i['context']:,}", fmt_int(r.max_concurrency)),
         _row(
             f"max context at {i['concurrency']:,}",
-            "unbounded" if r.max_context is None else fmt_int(r.max_context),
+            "unbounded"
+            if r.max_context is None
+            else fmt_int(r.max_context)
+            + (f"  (set by {r.max_context_limited_by})" if r.max_context_limited_by else ""),
         ),
         _row("min GPUs (one replica)", fmt_int(r.min_gpus)),
         _row("legal tp degrees", ", ".join(map(str, r.tp_degrees)) or "none"),

@@ -20,6 +20,9 @@ DEFAULT_GPU_UTIL = 0.92
 # end of SGLang's "leave ~5-8 GB for activations and CUDA graphs" advice; override per setup.
 DEFAULT_RESERVE_BYTES = 5 * GIB
 
+# "auto": the precision the checkpoint ships (its quantization_config), else bf16.
+WEIGHT_DTYPES = ("auto", *WEIGHT_DTYPE_BYTES)
+
 MAX_GPUS = 4096
 MAX_CONTEXT = 1 << 30
 MAX_CONCURRENCY = 1 << 24
@@ -39,10 +42,10 @@ class SizingRequest:
     gpu: str = "H100-SXM"
     gpus: int = 1
     tp: int | None = None  # None → all GPUs in one replica
-    context: int | None = None  # None → the model's max_position_embeddings
+    context: int | None = None  # None → the model's context_limit
     concurrency: int = 1
     kv_dtype: str = "bf16"  # bf16 | fp16 | fp8 (fp8 on sparse-attention MLA = fp8_ds_mla)
-    weight_dtype: str = "bf16"  # bf16 | fp16 | fp8 | int8 | int4
+    weight_dtype: str = "auto"  # auto (as the checkpoint ships) | bf16 | fp16 | fp8 | int8 | int4
     gpu_util: float = DEFAULT_GPU_UTIL
     reserve_bytes: int | None = None  # None → DEFAULT_RESERVE_BYTES
     kv_budget_bytes: int | None = None  # explicit KV bytes per GPU (vLLM --kv-cache-memory)
@@ -66,10 +69,10 @@ class SizingRequest:
                 f"unknown KV dtype {self.kv_dtype!r}; choose one of {', '.join(KV_DTYPE_BYTES)}",
                 field="kv_dtype",
             )
-        if self.weight_dtype not in WEIGHT_DTYPE_BYTES:
+        if self.weight_dtype not in WEIGHT_DTYPES:
             raise SizingError(
                 f"unknown weight dtype {self.weight_dtype!r}; choose one of "
-                f"{', '.join(WEIGHT_DTYPE_BYTES)}",
+                f"{', '.join(WEIGHT_DTYPES)}",
                 field="weight_dtype",
             )
         util = self.gpu_util

@@ -17,6 +17,8 @@ class SizingResult:
     params_exact: bool
     weights_bytes: int
     weights_bytes_per_gpu: int
+    weights_precision: str  # bf16, fp8, mxfp4, ...: what weights_bytes is sized in
+    weights_precision_source: str  # e.g. "fp8 as shipped, from quantization_config (...)"
     kv_bytes_per_token: int
     kv_bytes_per_token_beyond_window: int
     max_window: int | None
@@ -32,6 +34,9 @@ class SizingResult:
     sequences_per_replica: int
     max_concurrency: int
     max_context: int | None
+    max_context_limited_by: str | None  # "the model's 131,072" or "the KV pool"
+    context_limit: int | None  # the longest context the model states
+    context_limit_source: str  # which config key (or rope scaling) states it
     min_gpus: int | None
     tp: int
     tp_degrees: list[int]

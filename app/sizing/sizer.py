@@ -28,25 +28,20 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
     per_token_gpu = rep.profile.per_token
     seq_gpu = rep.profile.bytes_at(context)
     need_per_replica = -(-req.concurrency // replicas)
-    max_context = rep.profile.max_context(budget, need_per_replica) if budget > 0 else 0
+    pool_context = rep.profile.max_context(budget, need_per_replica) if budget > 0 else 0
+    max_context, limited_by = _cap_context(pool_context, spec.context_limit)
     fits = rep.fits_weights and max_concurrency >= req.concurrency
     reason = weights_reason(rep, gpu, req) or _kv_reason(
         fits, context, seq_gpu, budget, per_replica, replicas, req.concurrency
     )
     groups = layer_groups(spec, kv_bytes, tp)
     smallest = min_gpus(spec, req, gpu, context)
-    notes = _notes(spec, req, gpu, tp, context, whole)
+    notes = _notes(spec, req, gpu, tp, context, whole, rep)
     if smallest is None:
         notes.append(
             f"min_gpus is null: no legal tp of one replica holds {req.concurrency:,} sequences "
             f"of {context:,} tokens on {gpu.id} (per-GPU KV stops shrinking once tp passes the "
             "KV heads, and never shrinks for MLA); add replicas, shorten the context or use fp8."
-        )
-    top = spec.max_position_embeddings
-    if max_context and top and max_context > top:
-        notes.append(
-            f"max_context is memory-bound: {max_context:,} tokens fit, but the model's "
-            f"max_position_embeddings is {top:,}."
         )
     return SizingResult(
         model=spec.name,
@@ -58,6 +53,8 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         params_exact=spec.params.exact,
         weights_bytes=rep.weights,
         weights_bytes_per_gpu=rep.weights_per_gpu,
+        weights_precision=rep.plan.precision,
+        weights_precision_source=rep.plan.source,
         kv_bytes_per_token=whole.per_token,
         kv_bytes_per_token_beyond_window=whole.full,
         max_window=whole.max_window,
@@ -73,6 +70,9 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         sequences_per_replica=per_replica,
         max_concurrency=max_concurrency,
         max_context=max_context,
+        max_context_limited_by=limited_by,
+        context_limit=spec.context_limit,
+        context_limit_source=spec.context_limit_source,
         min_gpus=smallest,
         tp=tp,
         tp_degrees=legal_tp_degrees(spec, req.gpus),
@@ -85,6 +85,9 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
             "memory_bytes": gpu.memory_bytes,
             "memory_is_estimate": gpu.memory_is_estimate,
             "marketed_memory": gpu.marketed_memory,
+            "cuda_total_bytes": gpu.memory_bytes,
+            "nvidia_smi_bytes": gpu.nvidia_smi_bytes,
+            "memory_source": gpu.memory_source,
         },
         inputs={
             "gpu": gpu.id,
@@ -102,6 +105,45 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         formula=_formula(groups, whole.per_token, context, whole, kv_bytes),
         notes=notes,
     )
+
+
+def _cap_context(pool: int | None, limit: int | None) -> tuple[int | None, str | None]:
+    """max_context never exceeds the model's limit; say which of the two binds."""
+    if limit is not None and (pool is None or pool >= limit):
+        return limit, f"the model's {limit:,}"
+    if pool is None:
+        return None, None
+    return pool, "the KV pool"
+
+
+def _weights_note(spec: ModelSpec, req: SizingRequest, rep: Replica) -> str:
+    plan = rep.plan
+    quant = spec.quant
+    if quant is not None and plan.precision == quant.family:
+        kept = (
+            "only the MoE experts are quantised; attention, router, embeddings and LM head stay "
+            "bf16"
+            if quant.only_kinds
+            else (
+                "the modules the config lists as unquantised stay bf16"
+                if quant.skip or quant.layer_schemes
+                else "embeddings, LM head, norms and router stay bf16, as the engines keep them"
+            )
+        )
+        return f"Weights: {plan.source}: {kept}; override with weight_dtype."
+    if req.weight_dtype == "auto":
+        return f"Weights: {plan.source}; pass weight_dtype to size another precision."
+    if req.weight_dtype == "int4":
+        return (
+            "Weights: int4 as asked: 0.5 B per parameter plus one fp16 scale per group of 128 "
+            "(33/64 B per parameter); the embedding and output head stay bf16."
+        )
+    if req.weight_dtype in ("fp8", "int8"):
+        return (
+            f"Weights: {req.weight_dtype} as asked: 1 B per parameter (scales, <0.1%, not "
+            "counted); the embedding and output head stay bf16."
+        )
+    return f"Weights: {plan.source}."
 
 
 def _kv_reason(
@@ -154,9 +196,16 @@ def _formula(
 
 
 def _notes(
-    spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int, context: int, whole: CacheProfile
+    spec: ModelSpec,
+    req: SizingRequest,
+    gpu: GPU,
+    tp: int,
+    context: int,
+    whole: CacheProfile,
+    rep: Replica,
 ) -> list[str]:
     notes = list(spec.notes)
+    notes.append(_weights_note(spec, req, rep))
     if whole.windowed:
         notes.append(
             "Window/chunk layers are counted at min(context, window) tokens. Engines differ at "
@@ -176,6 +225,16 @@ def _notes(
             "percent of the pool unused; transformers allocates conv_kernel positions and fp32 "
             "recurrent state."
         )
+    if spec.has_sparse_indexer and req.kv_dtype != "fp8":
+        notes.append(
+            f"KV cache in {req.kv_dtype}, as asked or by default. vLLM's own default can differ "
+            "for sparse-attention MLA: its CacheConfig says DeepSeek-V3.2 defaults to fp8, and "
+            "DeepseekV32ForCausalLM.verify_and_update_config (vllm/model_executor/models/"
+            "config.py) switches the cache to the 656-byte fp8_ds_mla layout, for 'auto' in the "
+            "releases that introduced V3.2 and only when fp8 is asked in later ones. The start-up "
+            'log says which: "Using custom fp8 kv-cache format for DeepSeekV3.2". Pass '
+            "kv_dtype=fp8 to size that layout."
+        )
     if req.kv_dtype == "fp8" and spec.is_mla:
         if spec.has_sparse_indexer:
             notes.append(
@@ -188,22 +247,6 @@ def _notes(
                 "fp8 on this MLA model stores one byte per latent element with per-tensor scales "
                 "(vLLM keeps the 656-byte fp8_ds_mla layout for sparse-attention models)."
             )
-    if spec.quantization and req.weight_dtype in ("bf16", "fp16"):
-        notes.append(
-            f"The checkpoint ships quantised ({spec.quantization}); weights are sized in "
-            f"{req.weight_dtype} as asked. Pass weight_dtype=fp8 or int4 to size it closer to "
-            "the shipped files."
-        )
-    if req.weight_dtype == "int4":
-        notes.append(
-            "int4 weights: 0.5 B per parameter plus one fp16 scale per group of 128 "
-            "(33/64 B per parameter); the embedding and output head stay bf16."
-        )
-    elif req.weight_dtype in ("fp8", "int8"):
-        notes.append(
-            f"{req.weight_dtype} weights: 1 B per parameter (per-tensor/per-block scales are "
-            "<0.1% and not counted); the embedding and output head stay bf16."
-        )
     kv_heads = {
         c.attention.num_kv_heads
         for c in spec.classes
@@ -216,11 +259,6 @@ def _notes(
         )
     if spec.is_mla and tp > 1:
         notes.append("The MLA latent is replicated on every TP rank: per-GPU KV does not shrink.")
-    if spec.max_position_embeddings and context > spec.max_position_embeddings:
-        notes.append(
-            f"context {context:,} exceeds the model's max_position_embeddings "
-            f"({spec.max_position_embeddings:,})."
-        )
     idle = req.gpus % tp
     if idle:
         notes.append(

@@ -9,6 +9,7 @@ per-sequence linear-attention / Mamba state), both (Falcon-H1 runs them in paral
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 FULL = "full_attention"
 SLIDING = "sliding_attention"
@@ -128,10 +129,19 @@ class ModelSpec:
     quantization: str | None = None  # quant_method the checkpoint ships with, if any
     notes: tuple[str, ...] = field(default=())
     classes: tuple[LayerClass, ...] = field(default=(), compare=False)
+    # The longest context the model states (limits.py); None → max_position_embeddings.
+    context_limit: int | None = None
+    context_limit_source: str = "max_position_embeddings"
+    # The matrices (linears.Linear) and the checkpoint's quantisation (precision.Quantization),
+    # for weight bytes as shipped; empty/None for a spec built by hand.
+    linears: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+    quant: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.classes:
             object.__setattr__(self, "classes", classify(self.layers))
+        if self.context_limit is None:
+            object.__setattr__(self, "context_limit", self.max_position_embeddings)
 
     @property
     def is_mla(self) -> bool:

@@ -60,6 +60,7 @@ def shared_values() -> dict[str, Any]:
             "gpus": gpus,
             "kv_dtypes": [("bf16", "bf16 · 2 B"), ("fp16", "fp16 · 2 B"), ("fp8", "fp8 · 1 B")],
             "weight_dtypes": [
+                ("auto", "as shipped (quantization_config, else bf16)"),
                 ("bf16", "bf16 · 2 B"),
                 ("fp16", "fp16 · 2 B"),
                 ("fp8", "fp8 · 1 B"),

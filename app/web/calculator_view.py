@@ -141,7 +141,10 @@ def stats(r: dict[str, Any]) -> list[Stat]:
         max_ctx, max_ctx_detail = "unbounded", "every layer is windowed"
     else:
         max_ctx = f"{r['max_context']:,}"
-        max_ctx_detail = f"tokens, for {inputs['concurrency']:,} sequences"
+        bound = r.get("max_context_limited_by")
+        max_ctx_detail = f"tokens, for {inputs['concurrency']:,} sequences" + (
+            f" · set by {bound}" if bound else ""
+        )
     capacity = r["kv_capacity_tokens"]
     return [
         Stat(
@@ -160,7 +163,8 @@ def stats(r: dict[str, Any]) -> list[Stat]:
             "weights_bytes",
             "Weights",
             fmt.size(r["weights_bytes"]),
-            f"{fmt.size(r['weights_bytes_per_gpu'])} per GPU, {inputs['weight_dtype']}",
+            f"{fmt.size(r['weights_bytes_per_gpu'])} per GPU, {r['weights_precision']}"
+            + (" as shipped" if inputs["weight_dtype"] == "auto" else ""),
         ),
         Stat(
             "kv_capacity_tokens",
@@ -197,7 +201,7 @@ def context_charts(prepared: Prepared, r: dict[str, Any]) -> list[Chart]:
     """The same samples drawn in a wide and a narrow frame (CSS shows one)."""
     assert prepared.spec is not None and prepared.request is not None
     context, samples = r["inputs"]["context"], []
-    lengths = sample_contexts(context, prepared.spec.max_position_embeddings)
+    lengths = sample_contexts(context, prepared.spec.context_limit)
     for length in [n for n in lengths if n <= MAX_CONTEXT]:
         sized = r
         if length != context:

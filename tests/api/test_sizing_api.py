@@ -39,11 +39,13 @@ def error_fields(response: Any) -> list[str]:
 def test_every_preset_answers_with_the_cores_numbers(
     sqlite_client: TestClient, model_id: str
 ) -> None:
-    tp = legal_tp_degrees(load_preset(model_id), 8)[-1]
-    body = {"model": model_id, "gpu": "H200", "gpus": 8, "tp": tp, "context": 8192}
+    spec = load_preset(model_id)
+    tp = legal_tp_degrees(spec, 8)[-1]
+    context = min(8192, spec.context_limit or 8192)  # gpt2 stops at 1,024
+    body = {"model": model_id, "gpu": "H200", "gpus": 8, "tp": tp, "context": context}
     response = post(sqlite_client, body)
     assert response.status_code == 200, response.text
-    expected = size(load_preset(model_id), SizingRequest(gpu="H200", gpus=8, tp=tp, context=8192))
+    expected = size(spec, SizingRequest(gpu="H200", gpus=8, tp=tp, context=context))
     assert response.json() == json.loads(json.dumps(expected.to_dict()))
     SizingResponse.model_validate(response.json())  # the documented shape is the real one
 
@@ -180,8 +182,20 @@ def test_remedies_when_asked(sqlite_client: TestClient) -> None:
     assert "remedies" not in plain and plain["fits"] is False
     data = post(sqlite_client, {**body, "concurrency": 200, "include_remedies": True}).json()
     by_id = {remedy["id"]: remedy for remedy in data["remedies"]}
-    assert by_id["fp8_kv"]["ratio"]["max_concurrency"] == 2.0
-    assert by_id["fp8_kv"]["result"]["max_concurrency"] == 2 * data["max_concurrency"]
+    fp8 = post(sqlite_client, {**body, "concurrency": 200, "kv_dtype": "fp8"}).json()
+    assert by_id["fp8_kv"]["result"]["max_concurrency"] == fp8["max_concurrency"]
+    ratio = round(fp8["max_concurrency"] / data["max_concurrency"], 3)
+    assert by_id["fp8_kv"]["ratio"]["max_concurrency"] == ratio
+
+
+def test_a_context_beyond_the_models_limit_is_a_422_naming_it(sqlite_client: TestClient) -> None:
+    response = post(sqlite_client, {"model": "llama-3.1-70b", "context": 10_000_000})
+    assert error_fields(response) == ["context"]
+    message = response.json()["detail"][0]["msg"]
+    assert "131,072" in message and "10,000,000" in message
+    ok = post(sqlite_client, {"model": "llama-3.1-70b", "gpu": "H200", "gpus": 8}).json()
+    assert ok["context_limit"] == 131_072 and ok["inputs"]["context"] == 131_072
+    assert ok["max_context"] <= 131_072
 
 
 def test_sizing_needs_no_csrf_token(sqlite_client: TestClient) -> None:
@@ -204,8 +218,11 @@ def test_gpus_list_the_catalogue_with_sources(sqlite_client: TestClient) -> None
     gpus = sqlite_client.get("/api/v1/gpus").json()
     assert [g["id"] for g in gpus] == list(GPUS)
     h100 = next(g for g in gpus if g["id"] == "H100-SXM")
-    assert h100["memory_bytes"] == 81_559 * 2**20
-    assert "nvidia-smi" in h100["memory_source"]
+    assert h100["nvidia_smi_bytes"] == 81_559 * 2**20
+    assert "nvidia-smi" in h100["nvidia_smi_source"]
+    h200 = next(g for g in gpus if g["id"] == "H200")
+    assert h200["memory_bytes"] == h200["cuda_total_bytes"] == 150_109_880_320
+    assert "mem_get_info" in h200["memory_source"]
 
 
 def test_openapi_documents_every_field_with_units(sqlite_client: TestClient) -> None:
@@ -253,3 +270,14 @@ def test_fuzzed_bodies_never_500(sqlite_client: TestClient, extra: dict, base: d
         base = {"config": {**base["config"], **extra}}
     response = post(sqlite_client, {**base, **extra})
     assert response.status_code in (200, 422), response.text
+
+
+def test_a_pasted_config_takes_a_name_else_its_family(sqlite_client: TestClient) -> None:
+    config = load_preset_config("qwen3-8b")
+    config.pop("_name_or_path", None)
+    plain = post(sqlite_client, {"config": config, "context": 4096}).json()
+    assert plain["model"] == "Qwen3 model"
+    named = post(sqlite_client, {"config": config, "context": 4096, "name": "my-qwen"}).json()
+    assert named["model"] == "my-qwen"
+    preset = post(sqlite_client, {"model": "qwen3-8b", "name": "renamed"}).json()
+    assert preset["model"] == "renamed"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.sizing import load_preset_config
+from app.sizing import SizingRequest, load_preset, load_preset_config, size
 from app.sizing.cli import byte_count, main, register, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,10 @@ def test_table_for_a_preset():
     assert code == 0 and not err
     assert "327,680" in out  # KV bytes per token
     assert "1024-based" in out
-    assert "max concurrency at 32,768" in out and " 86" in out
+    expected = size(
+        load_preset("llama-3.1-70b"), SizingRequest(gpu="H200", gpus=8, context=32768)
+    ).max_concurrency
+    assert "max concurrency at 32,768" in out and f" {expected:,}" in out
     assert out.count("FITS") == 1
 
 
@@ -170,3 +173,9 @@ def test_module_entry_point():
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kv_bytes_per_token"] == 48_068
+
+
+def test_a_context_beyond_the_models_limit_exits_non_zero_naming_it():
+    code, out, err = _run("llama-3.1-70b", "--context", "10000000")
+    assert code == 2 and not out
+    assert "context:" in err and "131,072" in err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from app.sizing import GPUS, SizingRequest, load_preset, size
@@ -66,36 +68,36 @@ def test_state_divided_by_tp():
     assert two.state_bytes_per_sequence_per_gpu * 2 == one.state_bytes_per_sequence_per_gpu
 
 
+H200_CUDA_TOTAL = 150_109_880_320  # torch.cuda.mem_get_info() total, measured
+
+
+def _sessions(weights_per_gpu: int, kv_per_token_per_gpu: int, context: int) -> int:
+    """Q12 by hand: (ceil(CUDA total × 0.92) − weights − 5 GiB reserve) // bytes per sequence."""
+    budget = -(-H200_CUDA_TOTAL * 92 // 100) - weights_per_gpu - 5 * GIB
+    return budget // (kv_per_token_per_gpu * context)
+
+
 def test_q12_eight_h200_capacity():
-    """CONTENT-BRIEF Q12: Llama 3.1 70B, 32K sessions on one 8×H200 node, 5 GiB reserve."""
+    """CONTENT-BRIEF Q12: Llama 3.1 70B, 32K sessions on one 8×H200 node, 5 GiB reserve.
+    From the CUDA total (139.80 GiB) the answer is 85 sessions, 171 with fp8 KV (issue 15)."""
     spec = load_preset("llama-3.1-70b")
+    weights = 2 * 70_553_706_496 // 8
     base = SizingRequest(gpu="H200", gpus=8, context=32_768)
-    assert size(spec, base).max_concurrency == 86
-    assert (
-        size(
-            spec, SizingRequest(gpu="H200", gpus=8, context=32_768, kv_dtype="fp8")
-        ).max_concurrency
-        == 172
-    )
-    assert (
-        size(
-            spec,
-            SizingRequest(gpu="H200", gpus=8, context=32_768, kv_dtype="fp8", weight_dtype="fp8"),
-        ).max_concurrency
-        == 185
-    )
+    assert size(spec, base).max_concurrency == _sessions(weights, 40_960, 32_768) == 85
+    fp8_kv = SizingRequest(gpu="H200", gpus=8, context=32_768, kv_dtype="fp8")
+    assert size(spec, fp8_kv).max_concurrency == _sessions(weights, 20_480, 32_768) == 171
     four_tp2 = size(spec, SizingRequest(gpu="H200", gpus=8, tp=2, context=32_768))
+    per_replica = _sessions(2 * 70_553_706_496 // 2, 4 * 2 * 128 * 2 * 80, 32_768)
     assert (four_tp2.replicas, four_tp2.sequences_per_replica, four_tp2.max_concurrency) == (
         4,
-        11,
-        44,
+        per_replica,
+        4 * per_replica,
     )
 
 
 def test_q12_exact_budget_arithmetic():
     result = size(load_preset("llama-3.1-70b"), SizingRequest(gpu="H200", gpus=8, context=32_768))
-    memory = 143_771 * (1 << 20)
-    usable = -(-memory * 92 // 100)  # ceil(memory × 0.92)
+    usable = -(-H200_CUDA_TOTAL * 92 // 100)  # ceil(CUDA total × 0.92)
     weights = 2 * 70_553_706_496 // 8
     assert result.usable_bytes_per_gpu == usable
     assert result.weights_bytes_per_gpu == weights
@@ -108,7 +110,7 @@ def test_70b_does_not_fit_one_h200_and_says_why():
     result = size(load_preset("llama-3.1-70b"), SizingRequest(gpu="H200"))
     assert not result.fits
     assert result.reason == (
-        "weights alone need 131.4 GiB per GPU but only 129.2 GiB is usable (140.4 GiB × 0.92)"
+        "weights alone need 131.4 GiB per GPU but only 128.6 GiB is usable (139.8 GiB × 0.92)"
     )
     assert result.max_concurrency == 0
     assert result.min_gpus == 2
@@ -120,7 +122,10 @@ def test_max_context_for_concurrency_and_unbounded_when_all_windowed():
     per_token = 131_072
     assert result.max_context == result.kv_budget_bytes_per_gpu // (4 * per_token)
     mistral = size(load_preset("mistral-7b-v0.1"), SizingRequest(gpu="H100-SXM", context=8192))
-    assert mistral.max_context is None  # every layer windowed: a sequence stops growing at 4,096
+    # Every layer windowed: a sequence stops growing at 4,096, so memory never binds; the
+    # model's stated 32,768 does.
+    assert mistral.max_context == 32_768
+    assert mistral.max_context_limited_by == "the model's 32,768"
     assert mistral.kv_bytes_per_sequence == 131_072 * 4096
 
 
@@ -176,6 +181,10 @@ def test_every_number_is_an_int():
             "model",
             "model_type",
             "tp_degrees",
+            "max_context_limited_by",
+            "context_limit_source",
+            "weights_precision",
+            "weights_precision_source",
         ):
             continue
         assert value is None or isinstance(value, bool | int), key
@@ -190,14 +199,29 @@ def test_formula_is_filled_with_the_models_numbers():
 
 def test_gpu_catalogue_reports_driver_memory():
     mib = 1 << 20
-    assert GPUS["H100-SXM"].memory_bytes == 81_559 * mib
-    assert GPUS["H100-NVL"].memory_bytes == 95_830 * mib
-    assert GPUS["H200"].memory_bytes == 143_771 * mib
-    assert GPUS["B200"].memory_bytes == 183_359 * mib
-    assert GPUS["B300"].memory_bytes == 275_040 * mib
+    assert GPUS["H100-SXM"].nvidia_smi_bytes == 81_559 * mib
+    assert GPUS["H100-NVL"].nvidia_smi_bytes == 95_830 * mib
+    assert GPUS["H200"].nvidia_smi_bytes == 143_771 * mib
+    assert GPUS["B200"].nvidia_smi_bytes == 183_359 * mib
+    assert GPUS["B300"].nvidia_smi_bytes == 275_040 * mib
     for gpu in GPUS.values():
         assert gpu.memory_source
+        assert gpu.nvidia_smi_source
         assert gpu.memory_is_estimate == gpu.memory_source.startswith("estimate")
+        assert gpu.memory_bytes <= gpu.nvidia_smi_bytes
+
+
+def test_capacity_starts_from_the_cuda_total_not_nvidia_smi():
+    """vLLM multiplies torch.cuda.mem_get_info()'s total by gpu_memory_utilization
+    (vllm/v1/worker/gpu_worker.py): on an H200 that total was measured at 150,109,880,320 B
+    (139.80 GiB), below nvidia-smi's 143,771 MiB; an H100 80GB shows about 79.2 GiB."""
+    h200, h100 = GPUS["H200"], GPUS["H100-SXM"]
+    assert h200.memory_bytes == h200.cuda_total_bytes == 150_109_880_320
+    assert f"{h200.memory_bytes / 2**30:.2f}" == "139.80"
+    assert 79.1 <= h100.memory_bytes / 2**30 <= 79.3
+    result = size(load_preset("llama-3.1-8b"), SizingRequest(gpu="H200", context=1024))
+    assert result.usable_bytes_per_gpu == math.ceil(150_109_880_320 * 92 / 100)
+    assert result.gpu["nvidia_smi_bytes"] == 143_771 * 2**20
 
 
 def test_an_explicit_null_window_means_no_window() -> None:

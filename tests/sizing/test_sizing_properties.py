@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.sizing import (
+    ContextLimitError,
     SizingError,
     SizingRequest,
     legal_tp_degrees,
@@ -25,11 +27,17 @@ presets = st.sampled_from(PRESET_IDS)
 contexts = st.integers(min_value=1, max_value=1 << 21)
 
 
+def _within(spec, context: int) -> int:
+    """A drawn context folded into the model's stated limit (beyond it is an error)."""
+    limit = spec.context_limit
+    return context if limit is None else (context - 1) % limit + 1
+
+
 @SETTINGS
 @given(presets, contexts, contexts)
 def test_sequence_bytes_monotone_in_context(model, a, b):
     spec = load_preset(model)
-    lo, hi = sorted((a, b))
+    lo, hi = sorted((_within(spec, a), _within(spec, b)))
     r_lo = size(spec, SizingRequest(gpu="B300", context=lo))
     r_hi = size(spec, SizingRequest(gpu="B300", context=hi))
     assert r_lo.kv_bytes_per_sequence <= r_hi.kv_bytes_per_sequence
@@ -37,14 +45,29 @@ def test_sequence_bytes_monotone_in_context(model, a, b):
 
 
 @SETTINGS
+@given(presets, st.integers(min_value=1, max_value=1 << 20))
+def test_a_context_beyond_the_limit_is_an_error_naming_it(model, extra):
+    spec = load_preset(model)
+    if spec.context_limit is None:
+        return
+    with pytest.raises(ContextLimitError) as raised:
+        size(spec, SizingRequest(gpu="B300", context=spec.context_limit + extra))
+    assert raised.value.field == "context"
+    assert f"{spec.context_limit:,}" in raised.value.message
+
+
+@SETTINGS
 @given(presets, contexts, st.integers(min_value=1, max_value=4096))
 def test_max_context_respects_concurrency(model, context, concurrency):
     spec = load_preset(model)
+    context = _within(spec, context)
     req = SizingRequest(gpu="B300", gpus=8, tp=1, context=context, concurrency=concurrency)
     result = size(spec, req)
     more = size(
         spec, SizingRequest(gpu="B300", gpus=8, tp=1, context=context, concurrency=concurrency + 1)
     )
+    if spec.context_limit is not None:
+        assert result.max_context is not None and result.max_context <= spec.context_limit
     if result.max_context is not None and more.max_context is not None:
         assert more.max_context <= result.max_context
     if result.max_context:  # the answer really fits, and one more token would not
@@ -56,6 +79,7 @@ def test_max_context_respects_concurrency(model, context, concurrency):
 @given(presets, st.sampled_from([1, 2, 4, 8, 16]), contexts)
 def test_tp_never_increases_per_gpu_bytes(model, tp, context):
     spec = load_preset(model)
+    context = _within(spec, context)
     bigger = [d for d in legal_tp_degrees(spec, 16) if d >= tp]
     if tp not in bigger:
         return
@@ -71,8 +95,11 @@ def test_tp_never_increases_per_gpu_bytes(model, tp, context):
 @given(presets, contexts)
 def test_fp8_never_larger_than_bf16(model, context):
     spec = load_preset(model)
-    bf16 = size(spec, SizingRequest(gpu="B300", context=context))
+    context = _within(spec, context)
+    bf16 = size(spec, SizingRequest(gpu="B300", context=context, weight_dtype="bf16"))
     fp8 = size(spec, SizingRequest(gpu="B300", context=context, kv_dtype="fp8", weight_dtype="fp8"))
+    shipped = size(spec, SizingRequest(gpu="B300", context=context))
+    assert shipped.weights_bytes <= bf16.weights_bytes  # as shipped is never wider than bf16
     assert fp8.kv_bytes_per_token <= bf16.kv_bytes_per_token
     assert fp8.kv_bytes_per_sequence <= bf16.kv_bytes_per_sequence
     assert fp8.weights_bytes <= bf16.weights_bytes

@@ -1,0 +1,75 @@
+"""The model's context limit: max_position_embeddings, raised by YaRN, never lowered by llama3."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.sizing import ContextLimitError, SizingRequest, load_preset, load_preset_config, size
+from app.sizing.parse import parse_config
+
+
+def test_llama3_scaling_never_changes_the_limit():
+    spec = load_preset("llama-3.1-70b")
+    assert spec.context_limit == 131_072
+    assert spec.context_limit_source == "max_position_embeddings"
+
+
+def test_yarn_raises_the_limit_to_factor_times_original():
+    config = load_preset_config("qwen3-8b")  # 40,960 as shipped; the card enables YaRN ×4
+    assert parse_config(config).context_limit == 40_960
+    config["rope_scaling"] = {
+        "rope_type": "yarn",
+        "factor": 4.0,
+        "original_max_position_embeddings": 32_768,
+    }
+    spec = parse_config(config)
+    assert spec.context_limit == 131_072
+    assert spec.max_position_embeddings == 40_960
+    assert "yarn" in spec.context_limit_source
+    assert size(spec, SizingRequest(gpu="H200", context=131_072)).inputs["context"] == 131_072
+
+
+def test_a_smaller_yarn_product_does_not_lower_the_limit():
+    config = load_preset_config("qwen3-8b")
+    config["rope_parameters"] = {
+        "rope_type": "yarn",
+        "factor": 2,
+        "original_max_position_embeddings": 4096,
+    }
+    assert parse_config(config).context_limit == 40_960
+
+
+def test_deepseek_and_gpt_oss_yarn_match_their_stated_limit():
+    assert load_preset("deepseek-v3").context_limit == 163_840  # 40 × 4,096
+    assert load_preset("gpt-oss-120b").context_limit == 131_072  # 32 × 4,096
+
+
+def test_max_context_says_which_limit_binds():
+    llama = size(load_preset("llama-3.1-70b"), SizingRequest(gpu="H200", gpus=8, context=8192))
+    assert llama.max_context == 131_072  # memory alone would allow far more for one sequence
+    assert llama.max_context_limited_by == "the model's 131,072"
+    busy = size(
+        load_preset("llama-3.1-70b"),
+        SizingRequest(gpu="H200", gpus=8, context=8192, concurrency=64),
+    )
+    assert busy.max_context < 131_072
+    assert busy.max_context_limited_by == "the KV pool"
+
+
+def test_a_context_beyond_the_limit_is_an_error():
+    with pytest.raises(ContextLimitError) as raised:
+        size(load_preset("llama-3.1-70b"), SizingRequest(context=10_000_000))
+    assert raised.value.field == "context"
+    assert "131,072" in raised.value.message
+
+
+def test_a_bad_rope_scaling_is_a_config_error_naming_the_key():
+    config = load_preset_config("qwen3-8b")
+    config["rope_scaling"] = {
+        "rope_type": "yarn",
+        "factor": "x",
+        "original_max_position_embeddings": 1,
+    }
+    with pytest.raises(Exception) as raised:
+        parse_config(config)
+    assert raised.value.field == "rope_scaling.factor"

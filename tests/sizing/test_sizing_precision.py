@@ -1,0 +1,217 @@
+"""Weights in the precision the checkpoint ships: its quantization_config, scales and the modules
+it leaves unquantised; bf16 otherwise (never fp32 because torch_dtype says so)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from app.sizing import SizingRequest, load_preset, load_preset_config, remedies, size
+from app.sizing.parse import parse_config
+
+
+def _matrices(spec, kind=None):
+    return [m for m in spec.linears if kind is None or m.kind == kind]
+
+
+def test_deepseek_v3_as_shipped_fits_on_eight_h200_with_its_true_weight_bytes():
+    spec = load_preset("deepseek-v3")
+    result = size(spec, SizingRequest(gpu="H200", gpus=8))
+    p = spec.params
+    # By hand: every matrix but the router in fp8 (1 B) plus one fp32 scale per 128×128 block;
+    # the router, embedding, LM head and everything that is not a matrix in bf16.
+    fp8 = bf16 = 0
+    for m in _matrices(spec):
+        if m.kind == "router":
+            bf16 += m.params
+        else:
+            fp8 += m.count * (
+                m.rows * m.cols + 4 * math.ceil(m.rows / 128) * math.ceil(m.cols / 128)
+            )
+    rest = p.total - sum(m.params for m in _matrices(spec))
+    assert result.weights_bytes == fp8 + 2 * (bf16 + rest)
+    assert 0.9 * p.total < result.weights_bytes < 1.01 * p.total  # ~1 byte per parameter
+    assert result.weights_precision == "fp8"
+    assert result.weights_precision_source.startswith("fp8 as shipped, from quantization_config")
+    assert result.fits
+    bf16_result = size(spec, SizingRequest(gpu="H200", gpus=8, weight_dtype="bf16"))
+    assert not bf16_result.fits and bf16_result.weights_bytes == 2 * p.total
+
+
+def test_kv_a_proj_scales_round_up_to_whole_blocks():
+    # 576 outputs (512 latent + 64 RoPE) are 4.5 blocks of 128: five rows of scales.
+    spec = load_preset("deepseek-v3")
+    kv_a = next(m for m in spec.linears if m.name.endswith("layers.0.self_attn.kv_a_proj_with_mqa"))
+    scheme = spec.quant.scheme_for(kv_a)
+    assert (kv_a.rows, kv_a.cols) == (576, 7168)
+    assert scheme.matrix_bytes(576, 7168) == 576 * 7168 + 4 * 5 * 56
+
+
+def test_gpt_oss_experts_are_mxfp4_as_shipped_and_the_rest_bf16():
+    spec = load_preset("gpt-oss-120b")
+    result = size(spec, SizingRequest(gpu="H100-SXM"))
+    experts = _matrices(spec, "experts")
+    assert experts and all(spec.quant.scheme_for(m) is not None for m in experts)
+    assert all(spec.quant.scheme_for(m) is None for m in _matrices(spec) if m.kind != "experts")
+    expert_params = sum(m.params for m in experts)
+    # e2m1: half a byte per value; one E8M0 scale byte per 32 inputs.
+    expert_bytes = sum(m.count * (m.rows * m.cols // 2 + m.rows * m.cols // 32) for m in experts)
+    assert result.weights_bytes == expert_bytes + 2 * (spec.params.total - expert_params)
+    assert result.weights_precision == "mxfp4"
+    assert 60 < result.weights_bytes / 2**30 < 62  # the 61 GiB the checkpoint's files hold
+    assert result.fits  # one H100 holds gpt-oss-120b as shipped
+
+
+def test_torch_dtype_float32_is_not_used():
+    result = size(load_preset("gpt2"), SizingRequest(context=1024))
+    assert load_preset_config("gpt2")["torch_dtype"] == "float32"
+    assert result.weights_bytes == 2 * result.params_total
+    assert result.weights_precision == "bf16"
+    assert "no quantization_config" in result.weights_precision_source
+
+
+def _with_quant(preset: str, qc: dict) -> object:
+    config = load_preset_config(preset)
+    config["quantization_config"] = qc
+    return parse_config(config)
+
+
+def test_awq_int4_counts_group_scales_and_zeros_and_keeps_listed_modules():
+    spec = _with_quant(
+        "qwen3-8b",
+        {
+            "quant_method": "awq",
+            "bits": 4,
+            "group_size": 128,
+            "zero_point": True,
+            "modules_to_not_convert": ["self_attn"],
+        },
+    )
+    result = size(spec, SizingRequest())
+    quantised = [m for m in spec.linears if m.kind == "mlp"]
+    kept = sum(m.params for m in spec.linears if m.kind != "mlp")
+    by_hand = sum(
+        m.rows * m.cols // 2 + (m.cols // 128) * m.rows * 2 + (m.cols // 128) * m.rows // 2
+        for m in quantised
+    )
+    rest = spec.params.total - sum(m.params for m in spec.linears)
+    assert result.weights_bytes == by_hand + 2 * (kept + rest)
+    assert result.weights_precision == "int4"
+
+
+def test_gptq_adds_a_group_index_per_input():
+    awq = _with_quant("qwen3-8b", {"quant_method": "awq", "bits": 4, "group_size": 128})
+    gptq = _with_quant("qwen3-8b", {"quant_method": "gptq", "bits": 4, "group_size": 128})
+    extra = sum(4 * m.cols for m in gptq.linears if m.kind in ("attention", "mlp"))
+    assert (
+        size(gptq, SizingRequest()).weights_bytes
+        == size(awq, SizingRequest()).weights_bytes + extra
+    )
+
+
+def test_nvfp4_modelopt_has_scales_per_16_and_per_tensor_scales():
+    spec = _with_quant(
+        "llama-3.1-8b",
+        {
+            "quant_method": "modelopt",
+            "quant_algo": "NVFP4",
+            "group_size": 16,
+            "exclude_modules": ["lm_head"],
+        },
+    )
+    result = size(spec, SizingRequest())
+    by_hand = sum(m.rows * m.cols // 2 + m.rows * m.cols // 16 + 8 for m in spec.linears)
+    rest = spec.params.total - sum(m.params for m in spec.linears)
+    assert result.weights_bytes == by_hand + 2 * rest
+    assert result.weights_precision == "nvfp4"
+
+
+def test_compressed_tensors_ignore_list_with_regexes():
+    qc = {
+        "quant_method": "compressed-tensors",
+        "format": "float-quantized",
+        "config_groups": {
+            "group_0": {
+                "targets": ["Linear"],
+                "weights": {"num_bits": 8, "type": "float", "strategy": "channel"},
+            }
+        },
+        "ignore": ["lm_head", "re:.*mlp.down_proj$"],
+    }
+    spec = _with_quant("llama-3.1-8b", qc)
+    down = [m for m in spec.linears if m.name.endswith("down_proj")]
+    assert down and all(spec.quant.scheme_for(m) is None for m in down)
+    others = [m for m in spec.linears if not m.name.endswith("down_proj")]
+    by_hand = sum(m.rows * m.cols + 2 * m.rows for m in others)
+    rest = spec.params.total - sum(m.params for m in others)
+    assert size(spec, SizingRequest()).weights_bytes == by_hand + 2 * rest
+
+
+def test_asking_for_another_precision_overrides_and_says_so():
+    spec = load_preset("deepseek-v3")
+    asked = size(spec, SizingRequest(gpu="H200", gpus=8, weight_dtype="int4"))
+    assert asked.weights_precision == "int4"
+    assert asked.weights_precision_source == "int4 as asked"
+    same = size(spec, SizingRequest(gpu="H200", gpus=8, weight_dtype="fp8"))
+    assert same.weights_bytes == size(spec, SizingRequest(gpu="H200", gpus=8)).weights_bytes
+
+
+def test_an_unknown_method_is_sized_in_bf16_and_says_so():
+    spec = _with_quant("qwen3-8b", {"quant_method": "exotic", "bits": 3})
+    result = size(spec, SizingRequest())
+    assert result.weights_bytes == 2 * result.params_total
+    assert "'exotic'" in result.weights_precision_source
+
+
+def test_no_note_claims_bf16_was_asked():
+    result = size(load_preset("deepseek-v3"), SizingRequest(gpu="H200", gpus=8))
+    assert not any("as asked" in note for note in result.notes)
+
+
+def test_remedies_never_offer_a_quantised_checkpoint_already_in_effect():
+    spec = load_preset("deepseek-v3")
+    fixes = remedies(spec, SizingRequest(gpu="H200", gpus=8, context=131_072, concurrency=64))
+    titles = [f.title for f in fixes]
+    assert not any("to fp8" in t for t in titles)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"quant_method": "fp8", "weight_block_size": [0, 128]},
+        {"quant_method": "fp8", "weight_block_size": "x"},
+    ],
+)
+def test_a_bad_block_size_is_a_config_error(bad):
+    config = load_preset_config("qwen3-8b")
+    config["quantization_config"] = bad
+    with pytest.raises(Exception) as raised:
+        parse_config(config)
+    assert raised.value.field == "quantization_config.weight_block_size"
+
+
+def test_sparse_mla_notes_that_vllms_kv_default_can_differ():
+    bf16 = size(load_preset("deepseek-v3.2"), SizingRequest(gpu="H200", gpus=8))
+    assert bf16.inputs["kv_dtype"] == "bf16"
+    assert any("fp8_ds_mla" in n and "DeepseekV32ForCausalLM" in n for n in bf16.notes)
+    fp8 = size(load_preset("deepseek-v3.2"), SizingRequest(gpu="H200", gpus=8, kv_dtype="fp8"))
+    assert not any("DeepseekV32ForCausalLM" in n for n in fp8.notes)
+    plain = size(load_preset("deepseek-v3"), SizingRequest(gpu="H200", gpus=8))
+    assert not any("DeepseekV32ForCausalLM" in n for n in plain.notes)
+
+
+def test_long_module_lists_are_read_and_pattern_lists_are_bounded():
+    names = [f"model.layers.{i}.self_attn.q_proj" for i in range(36)] * 200  # 7,200 names
+    spec = _with_quant(
+        "qwen3-8b",
+        {"quant_method": "awq", "bits": 4, "group_size": 128, "modules_to_not_convert": names},
+    )
+    q = [m for m in spec.linears if m.name.endswith("q_proj")]
+    assert q and all(spec.quant.scheme_for(m) is None for m in q)
+    with pytest.raises(Exception) as raised:
+        _with_quant(
+            "qwen3-8b",
+            {"quant_method": "awq", "modules_to_not_convert": [f"re:x{i}" for i in range(65)]},
+        )
+    assert raised.value.field == "quantization_config"
