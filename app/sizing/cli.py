@@ -215,7 +215,7 @@ def run(
         return 0
     out.write(format_report(result) + "\n\n" + format_time(result) + "\n")
     if fixes is not None:
-        out.write("\nRemedies (cheapest first)\n")
+        out.write("\nRemedies (what helps first, then by cost)\n")
         for fix in fixes:
             tail = ""
             after = fix.result or {}
