@@ -155,7 +155,7 @@ def run(
         result = size(spec, req)
         fixes = remedies(spec, req) if args.remedies else None
     except SizingError as exc:
-        field = f"{exc.field}: " if exc.field else ""
+        field = f"{flag_for(exc.field)}: " if exc.field else ""
         print(f"prefill size: error: {field}{exc.message}", file=err)
         return EXIT_BAD_INPUT
     if args.json:
@@ -165,7 +165,7 @@ def run(
         json.dump(payload, out, ensure_ascii=False)
         out.write("\n")
         return 0
-    out.write(format_report(result) + "\n")
+    out.write(in_flag_terms(format_report(result)) + "\n")
     if fixes is not None:
         out.write("\nRemedies (cheapest first)\n")
         for fix in fixes:
@@ -173,6 +173,40 @@ def run(
             tail = f"  → max concurrency ×{gain}" if gain is not None else "  (advice only)"
             out.write(f"  [{fix.cost_rank}] {fix.title}{tail}\n")
     return 0
+
+
+# Core field → the option a person typed (a config key or "model" stays as it is).
+FLAGS = {
+    "gpu": "--gpu",
+    "gpus": "--gpus",
+    "tp": "--tp",
+    "context": "--context",
+    "concurrency": "--concurrency",
+    "kv_dtype": "--kv-dtype",
+    "weight_dtype": "--weight-dtype",
+    "gpu_util": "--gpu-util",
+    "kv_budget_bytes": "--kv-budget",
+    "reserve_bytes": "--reserve",
+}
+
+
+# The core's notes name request fields (as the JSON API spells them); on a terminal, say the flag.
+NOTE_WORDING = (
+    ("Pass weight_dtype=", "Pass --weight-dtype "),
+    ("override with reserve_bytes", "override with --reserve"),
+    ("gpu_util ", "--gpu-util "),
+)
+
+
+def in_flag_terms(report: str) -> str:
+    for field_wording, flag_wording in NOTE_WORDING:
+        report = report.replace(field_wording, flag_wording)
+    return report
+
+
+def flag_for(field: str) -> str:
+    """Name a field in an error as the command-line option that sets it."""
+    return FLAGS.get(field, field)
 
 
 def main(argv: list[str] | None = None) -> int:

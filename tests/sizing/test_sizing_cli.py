@@ -95,7 +95,8 @@ def test_config_path_and_stdin(tmp_path):
         (("no-such-model",), "", "model: no preset"),
         (("llama-3.1-8b", "--gpus", "4", "--tp", "3"), "", "tp: tp=3 is not legal"),
         (("llama-3.1-8b", "--gpu", "H900"), "", "gpu: unknown GPU"),
-        (("llama-3.1-8b", "--gpu-util", "1.5"), "", "gpu_util:"),
+        (("llama-3.1-8b", "--gpu-util", "1.5"), "", "--gpu-util:"),
+        (("llama-3.1-8b", "--concurrency", "0"), "", "--concurrency:"),
         (("llama-3.1-8b", "--context", "0"), "", "context:"),
     ],
 )
@@ -170,3 +171,12 @@ def test_module_entry_point():
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kv_bytes_per_token"] == 48_068
+
+
+def test_the_report_reads_as_a_terminal_user_would_say_it():
+    code, out, _ = _run("kimi-k2", "--gpus", "8")
+    assert code == 0
+    assert "Pass --weight-dtype fp8" in out and "weight_dtype=" not in out
+    assert "legal tp degrees on 8 GPUs" in out and "max context for 1 sequence " in out
+    code, out, _ = _run("llama-3.1-8b", "--gpu", "H200")
+    assert "FITS: " in out and "FITS: fits:" not in out
