@@ -203,7 +203,7 @@ def run(
         result = size(spec, req)
         fixes = remedies(spec, req) if args.remedies else None
     except SizingError as exc:
-        field = f"{exc.field}: " if exc.field else ""
+        field = f"{flag_for(exc.field)}: " if exc.field else ""
         print(f"prefill size: error: {field}{exc.message}", file=err)
         return EXIT_BAD_INPUT
     if args.json:
@@ -213,7 +213,7 @@ def run(
         json.dump(payload, out, ensure_ascii=False)
         out.write("\n")
         return 0
-    out.write(format_report(result) + "\n\n" + format_time(result) + "\n")
+    out.write(in_flag_terms(format_report(result)) + "\n\n" + format_time(result) + "\n")
     if fixes is not None:
         out.write("\nRemedies (what helps first, then by cost)\n")
         for fix in fixes:
@@ -227,6 +227,39 @@ def run(
                 )
             out.write(f"  [{fix.cost_rank}] {fix.title}: {fix.buys}{tail}\n")
     return 0
+
+
+# Core field → the option a person typed (a config key or "model" stays as it is).
+FLAGS = {
+    "gpu": "--gpu",
+    "gpus": "--gpus",
+    "tp": "--tp",
+    "context": "--context",
+    "concurrency": "--concurrency",
+    "kv_dtype": "--kv-dtype",
+    "weight_dtype": "--weight-dtype",
+    "gpu_util": "--gpu-util",
+    "kv_budget_bytes": "--kv-budget",
+    "reserve_bytes": "--reserve",
+}
+
+
+# The core's notes name request fields (as the JSON API spells them); on a terminal, say the flag.
+# Only multi-word field names are rewritten: single words such as "context" are ordinary prose.
+_NOTE_FIELDS = re.compile(
+    r"\b(" + "|".join(sorted((f for f in FLAGS if "_" in f), key=len, reverse=True)) + r")\b(=?)"
+)
+
+
+def in_flag_terms(report: str) -> str:
+    """'Pass weight_dtype=fp8' → 'Pass --weight-dtype fp8'; 'override with reserve_bytes' →
+    'override with --reserve'."""
+    return _NOTE_FIELDS.sub(lambda m: FLAGS[m.group(1)] + (" " if m.group(2) else ""), report)
+
+
+def flag_for(field: str) -> str:
+    """Name a field in an error as the command-line option that sets it."""
+    return FLAGS.get(field, field)
 
 
 def main(argv: list[str] | None = None) -> int:

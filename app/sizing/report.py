@@ -10,6 +10,10 @@ def _row(label: str, value: str) -> str:
     return f"  {label:<30} {value}"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'s' if n != 1 else ''}"
+
+
 def format_report(r: SizingResult) -> str:
     i = r.inputs
     gpu = r.gpu
@@ -76,18 +80,21 @@ def format_report(r: SizingResult) -> str:
         _row("reserve", fmt_bytes(r.reserve_bytes_per_gpu)),
         _row("KV budget", fmt_bytes(r.kv_budget_bytes_per_gpu)),
         _row("KV capacity (tokens/replica)", fmt_int(r.kv_capacity_tokens)),
-        _row(f"max concurrency at {i['context']:,}", fmt_int(r.max_concurrency)),
+        _row(f"max concurrency at {i['context']:,} tokens", fmt_int(r.max_concurrency)),
         _row(
-            f"max context at {i['concurrency']:,}",
+            f"max context for {_count(i['concurrency'], 'sequence')}",
             "unbounded"
             if r.max_context is None
-            else fmt_int(r.max_context)
+            else f"{fmt_int(r.max_context)} tokens"
             + (f"  (set by {r.max_context_limited_by})" if r.max_context_limited_by else ""),
         ),
         _row("min GPUs (one replica)", fmt_int(r.min_gpus)),
-        _row("legal tp degrees", ", ".join(map(str, r.tp_degrees)) or "none"),
+        _row(
+            f"legal tp degrees on {_count(i['gpus'], 'GPU')}",
+            ", ".join(map(str, r.tp_degrees)) or "none",
+        ),
         "",
-        f"{'FITS' if r.fits else 'DOES NOT FIT'}: {r.reason}",
+        f"{'FITS' if r.fits else 'DOES NOT FIT'}: {r.reason.removeprefix('fits: ')}",
     ]
     if r.notes:
         lines += ["", "Notes"] + [f"  - {note}" for note in r.notes]

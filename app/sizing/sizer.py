@@ -157,10 +157,15 @@ def _kv_reason(
             f"fits: {per_replica * replicas:,} sequences of {context:,} tokens ({held}); "
             f"{want:,} requested"
         )
+    if per_replica == 0:
+        holds = "not one"
+    elif replicas == 1:
+        holds = f"{per_replica:,}"
+    else:
+        holds = f"{held} = {per_replica * replicas:,}"
     return (
         f"at {context:,} tokens one sequence needs {fmt_bytes(seq)} of cache per GPU; the KV "
-        f"budget of {fmt_bytes(budget)} per GPU holds {held} = {per_replica * replicas:,}, "
-        f"fewer than the {want:,} requested"
+        f"budget of {fmt_bytes(budget)} per GPU holds {holds}, fewer than the {want:,} requested"
     )
 
 

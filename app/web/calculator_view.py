@@ -79,12 +79,24 @@ class SizingView:
         if not r["fits"]:
             return r["reason"][:1].upper() + r["reason"][1:] + "."
         replicas = r["replicas"]
+        spread = (
+            f"{r['sequences_per_replica']:,} per replica × {replicas} replicas; "
+            if replicas != 1
+            else ""
+        )
         return (
-            f"{r['sequences_per_replica']:,} per replica × {replicas} replica"
-            f"{'s' if replicas != 1 else ''}; each sequence holds "
+            f"{spread}each sequence holds "
             f"{fmt.size(r['kv_bytes_per_sequence_per_gpu'])} of cache per GPU in a KV pool of "
             f"{fmt.size(r['kv_budget_bytes_per_gpu'])} per GPU."
         )
+
+
+def layer_label(kind: str, *, mla: bool) -> str:
+    """A layer group's kind as a reader says it: an MLA model's global layers cache the latent,
+    which "full attention" (the config's word for "not windowed") would misdescribe."""
+    if mla and kind == "full_attention":
+        return "MLA latent"
+    return kind.replace("_", " ")
 
 
 def build_view(
@@ -100,6 +112,8 @@ def build_view(
     except SizingError as error:
         record_error(form, error)
         return None
+    for group in [*result["layers"], *result.get("formula", {}).get("groups", [])]:
+        group["label"] = layer_label(group["kind"], mla=spec.is_mla)
     preset_id = None if form.source == "config" else form.values["model"].lower()
     view = SizingView(
         form=form,
@@ -146,8 +160,9 @@ def stats(r: dict[str, Any]) -> list[Stat]:
         max_ctx, max_ctx_detail = "unbounded", "every layer is windowed"
     else:
         max_ctx = f"{r['max_context']:,}"
+        n = inputs["concurrency"]
         bound = r.get("max_context_limited_by")
-        max_ctx_detail = f"tokens, for {inputs['concurrency']:,} sequences" + (
+        max_ctx_detail = f"tokens, for {n:,} sequence{'s' if n != 1 else ''}" + (
             f" · set by {bound}" if bound else ""
         )
     capacity = r["kv_capacity_tokens"]

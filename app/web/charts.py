@@ -56,7 +56,7 @@ def memory_bar(result: dict[str, Any], scale_bytes: int | None = None) -> Memory
     full = demand > budget
     segments = [
         Segment("weights", "Weights", weights),
-        Segment("kv-used", "KV pool, all needed" if full else f"KV in use ({load})", used),
+        Segment("kv-used", "KV pool, fully used" if full else f"KV in use ({load})", used),
         Segment("kv-spare", "KV pool, spare", budget - used),
         Segment("reserve", "Runtime reserve", reserve),
         Segment("free", "Outside the engine", free),
@@ -158,6 +158,8 @@ class Chart:
     context_label: str = ""
     need_y: float = 0.0
     need_label: str = ""
+    need_x: float = 0.0
+    need_anchor: str = "end"
     empty: bool = False
 
     @property
@@ -183,8 +185,9 @@ def concurrency_chart(
     def sx(n: float) -> float:
         return round(x0 + (math.log2(n) - lo) / ((hi - lo) or 1) * (x1 - x0), 1)
 
-    # The axis starts just below 1 so that one sequence sits visibly above "none fit" (0).
-    floor = -0.3
+    # The axis starts just below 1 so that one sequence sits visibly above "none fit" (0): at
+    # least a label's height (16 units) below, or the "0" and "1" labels overprint.
+    floor = -max(0.3, 16 * decades / ((y1 - y0) - 16))
 
     def sy(n: float) -> float:
         return round(y1 - (math.log10(max(n, 1)) - floor) / (decades - floor) * (y1 - y0), 1)
@@ -195,16 +198,31 @@ def concurrency_chart(
     first, last = coords[0].split(",")[0], coords[-1].split(",")[0]
     chart.area = f"M{first},{y1} L{' L'.join(coords)} L{last},{y1} Z"
     step = max(1, math.ceil((hi - lo) / (frame.max_x_ticks - 1)))
+    # Counted back from the last power of two the data reaches, so the labels run to the data's
+    # end rather than stopping a step or more short of it.
     chart.x_ticks = [
         Tick(sx(2**k), fmt.tokens_short(2**k))
-        for k in range(math.ceil(lo), math.floor(hi) + 1, step)
+        for k in reversed(range(math.floor(hi), math.ceil(lo) - 1, -step))
     ]
     chart.y_ticks = [Tick(sy(10**d), _count_label(10**d)) for d in range(decades + 1)]
     chart.context_x = sx(context)
     chart.context_label = fmt.tokens_short(context)
     chart.need_y = sy(concurrency)
     chart.need_label = f"need {concurrency:,}"
+    chart.need_x, chart.need_anchor = _need_label_place(chart, x0, x1)
     return chart
+
+
+def _need_label_place(chart: Chart, x0: float, x1: float) -> tuple[float, str]:
+    """Put "need N" at the end of its line (right or left) where no point sits close by."""
+    label_width = 7 * len(chart.need_label)
+
+    def clearance(near: float) -> float:
+        close = [abs(d.y - chart.need_y) for d in chart.dots if abs(d.x - near) <= label_width]
+        return min(close, default=math.inf)
+
+    right, left = clearance(x1 - label_width / 2), clearance(x0 + label_width / 2)
+    return (x1 - 2, "end") if right >= min(left, 14) else (x0 + 4, "start")
 
 
 def _count_label(n: int) -> str:

@@ -98,7 +98,8 @@ def test_config_path_and_stdin(tmp_path):
         (("no-such-model",), "", "model: no preset"),
         (("llama-3.1-8b", "--gpus", "4", "--tp", "3"), "", "tp: tp=3 is not legal"),
         (("llama-3.1-8b", "--gpu", "H900"), "", "gpu: unknown GPU"),
-        (("llama-3.1-8b", "--gpu-util", "1.5"), "", "gpu_util:"),
+        (("llama-3.1-8b", "--gpu-util", "1.5"), "", "--gpu-util:"),
+        (("llama-3.1-8b", "--concurrency", "0"), "", "--concurrency:"),
         (("llama-3.1-8b", "--context", "0"), "", "context:"),
     ],
 )
@@ -208,3 +209,14 @@ def test_a_context_beyond_the_models_limit_exits_non_zero_naming_it():
     code, out, err = _run("llama-3.1-70b", "--context", "10000000")
     assert code == 2 and not out
     assert "context:" in err and "131,072" in err
+
+
+def test_the_report_reads_as_a_terminal_user_would_say_it():
+    code, out, _ = _run("llama-3.1-405b", "--gpus", "8")
+    assert code == 0
+    assert "pass --weight-dtype to size another precision" in out and "weight_dtype" not in out
+    code, out, _ = _run("kimi-k2", "--gpus", "8")
+    assert code == 0
+    assert "legal tp degrees on 8 GPUs" in out and "max context for 1 sequence " in out
+    code, out, _ = _run("llama-3.1-8b", "--gpu", "H200")
+    assert "FITS: " in out and "FITS: fits:" not in out
