@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.sizing import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES
 from app.sizing.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
 
-MAX_CONFIG_BYTES = 256 * 1024
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 KvDtype = Literal["bf16", "fp16", "fp8"]
 WeightDtype = Literal["auto", "bf16", "fp16", "fp8", "int8", "int4"]

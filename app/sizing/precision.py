@@ -76,10 +76,14 @@ class Quantization:
     notes: tuple[str, ...] = field(default=())
     _skip: Any = field(default=None, compare=False, repr=False)
     _layers: Any = field(default=None, compare=False, repr=False)
+    # shipped_weight_bytes per (matrices, embedding, head, total): a checkpoint's layout is
+    # fixed, and sizing asks for it once per tp degree it tries.
+    _stored: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_skip", _Matcher(tuple((p, None) for p in self.skip)))
         object.__setattr__(self, "_layers", _Matcher(self.layer_schemes))
+        object.__setattr__(self, "_stored", {})
 
     def scheme_for(self, linear: Linear) -> Scheme | None:
         """The scheme a matrix is stored in, or None for the model dtype."""
@@ -408,7 +412,25 @@ def shipped_weight_bytes(
     total: int,
 ) -> int:
     """Bytes of the text model's weights as the checkpoint stores them; ``lm_head`` is the
-    untied head's (rows, cols), None when tied."""
+    untied head's (rows, cols), None when tied. Computed once per layout."""
+    linears = tuple(linears)
+    key = (linears, embedding, lm_head, total)
+    cached = quant._stored.get(id(linears))
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    value = _stored_bytes(quant, linears, embedding=embedding, lm_head=lm_head, total=total)
+    quant._stored[id(linears)] = (key, value)
+    return value
+
+
+def _stored_bytes(
+    quant: Quantization,
+    linears: tuple[Linear, ...],
+    *,
+    embedding: int,
+    lm_head: tuple[int, int] | None,
+    total: int,
+) -> int:
     stored = 0
     matrix_params = 0
     for linear in linears:

@@ -30,8 +30,9 @@ from app.web.deps import Templates
 from app.web.templating import is_htmx
 from app.web.throttle import CALCULATOR_PER_CLIENT, throttle
 
-# A pasted config (256 KiB) grows when form-encoded; 1 MiB leaves room and still bounds memory.
-MAX_FORM_BYTES = 1024 * 1024
+# A pasted config (up to 4 MiB: quantised checkpoints list thousands of modules) grows when
+# form-encoded (a quote becomes %22); 16 MiB leaves room and still bounds memory.
+MAX_FORM_BYTES = 16 * 1024 * 1024
 FIELD_NAMES = (*FIELDS, "config")
 FIELD_LABELS = {
     "model": "Model",
@@ -141,7 +142,7 @@ async def calculator(request: Request, templates: Templates) -> Response:
 async def calculator_config(
     request: Request, templates: Templates, db: DbSession, background: BackgroundTasks
 ) -> Response:
-    async with request.form() as data:  # closes any uploaded file's temporary copy
+    async with request.form(max_part_size=MAX_FORM_BYTES) as data:  # closes any upload's copy
         form = read_form(data)
         form.source = "config"
         upload = data.get("config_file")

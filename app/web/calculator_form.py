@@ -28,7 +28,7 @@ from app.sizing import (
 from app.sizing.request import MAX_BYTES
 
 GIB = 1 << 30
-MAX_CONFIG_CHARS = 256 * 1024
+MAX_CONFIG_CHARS = 4 * 1024 * 1024
 MAX_VALUE_CHARS = 100
 
 # The time estimate's optional inputs: blank means "not asked", and a blank one stays out of URLs.
@@ -211,7 +211,7 @@ def load_config_text(text: str, name: str = "") -> ModelSpec:
     if len(text) > MAX_CONFIG_CHARS:
         raise SizingError(
             f"this config is {len(text) // 1024:,} KiB; the most we read is "
-            f"{MAX_CONFIG_CHARS // 1024} KiB",
+            f"{MAX_CONFIG_CHARS // (1024 * 1024)} MiB",
             field="config",
         )
     try:

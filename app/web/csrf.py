@@ -72,7 +72,10 @@ async def verify_csrf(request: Request) -> None:
     if not submitted and request.headers.get("content-type", "").startswith(
         ("application/x-www-form-urlencoded", "multipart/form-data")
     ):
-        form = await request.form()
+        # A route that caps its body (the calculator takes a pasted config of a few MiB) lets a
+        # field be as large as the cap; elsewhere Starlette's 1 MiB per field stands.
+        cap = getattr(request, "limit", None)
+        form = await (request.form(max_part_size=cap) if cap else request.form())
         value = form.get(CSRF_FIELD)
         submitted = value if isinstance(value, str) else None
     secret = request.app.state.secret_key

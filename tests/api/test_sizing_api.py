@@ -169,7 +169,7 @@ def test_a_config_without_a_max_context_asks_for_one(sqlite_client: TestClient) 
 
 
 def test_huge_bodies_are_refused(sqlite_client: TestClient) -> None:
-    padding = {f"key_{i}": "x" * 1000 for i in range(300)}
+    padding = {f"key_{i}": "x" * 1000 for i in range(4300)}
     config = {**load_preset_config("llama-3.1-8b"), **padding}
     response = post(sqlite_client, {"config": config})
     assert response.status_code == 413

@@ -13,6 +13,7 @@ from app.api.sizing_schemas import MAX_CONFIG_BYTES
 from app.sizing import SizingError, SizingRequest, parse_config, remedies, size
 from app.sizing.bounds import MAX_CONFIG_NODES
 from app.sizing.config import MAX_LAYERS
+from app.sizing.errors import UnsupportedArchitectureError
 
 VECTOR_CONFIGS = Path("/work/shared/sizing-vectors/configs")
 PRESETS_DIR = Path(__file__).parents[2] / "app" / "sizing" / "presets"
@@ -96,10 +97,16 @@ def test_the_worst_case_config_sizes_in_under_100_ms(name: str) -> None:
     # CPU time, best of five: on a shared machine wall-clock time measures the neighbours.
     for _ in range(5):
         start = time.process_time()
-        spec = parse_config(json.loads(body))
-        request = SizingRequest(gpu="H200", gpus=8, context=8192, concurrency=4)
-        size(spec, request)
-        remedies(spec, request)
+        try:
+            spec = parse_config(json.loads(body))
+        except UnsupportedArchitectureError:
+            # A family the core does not model is refused only after its layers were read,
+            # so the refusal is held to the same budget.
+            pass
+        else:
+            request = SizingRequest(gpu="H200", gpus=8, context=8192, concurrency=4)
+            size(spec, request)
+            remedies(spec, request)
         best = min(best, time.process_time() - start)
     assert best < 0.1, f"{name}: {best * 1000:.0f} ms"
 

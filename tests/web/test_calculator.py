@@ -266,9 +266,9 @@ def test_a_bad_config_is_an_inline_error_keeping_the_text(
 
 
 def test_config_size_and_body_limits(sqlite_client: TestClient) -> None:
-    big = json.dumps({**load_preset_config("llama-3.1-8b"), "pad": "x" * 300_000})
-    assert "256 KiB" in field_error(config_post(sqlite_client, big).text, "config")
-    huge = config_post(sqlite_client, "x" * (1100 * 1024))
+    big = json.dumps({**load_preset_config("llama-3.1-8b"), "pad": "x" * (4 * 1024 * 1024)})
+    assert "4 MiB" in field_error(config_post(sqlite_client, big).text, "config")
+    huge = config_post(sqlite_client, "x" * (17 * 1024 * 1024))
     assert huge.status_code == 413
 
 
