@@ -36,6 +36,8 @@ from app.sizing import (
     remedies,
     size,
 )
+from app.sizing.gpu_perf import interconnect
+from app.sizing.gpus import GPU
 from app.web.body_limit import capped_body_route
 
 # The config plus a few hundred bytes of other fields.
@@ -119,11 +121,13 @@ def sizing_error(error: SizingError, *, from_config: bool) -> InvalidInput:
 
 
 def model_spec(body: SizingRequestBody) -> ModelSpec:
+    name = body.name.strip() if body.name and body.name.strip() else None
     try:
         if body.model is not None:
-            return load_preset(body.model)
+            spec = load_preset(body.model)
+            return dataclasses.replace(spec, name=name) if name else spec
         assert body.config is not None
-        return parse_config(body.config)
+        return parse_config(body.config, name=name)
     except SizingError as error:
         raise sizing_error(error, from_config=body.model is None) from None
 
@@ -196,4 +200,9 @@ def get_models() -> JSONResponse:
 def get_gpus() -> JSONResponse:
     """Every GPU with the total CUDA reports to a process (`memory_bytes`, the base capacity
     starts from), the `nvidia-smi` figure and the nominal one, each with its source."""
-    return JSONResponse([gpu.to_dict() for gpu in GPUS.values()])
+    return JSONResponse([_gpu_entry(gpu) for gpu in GPUS.values()])
+
+
+def _gpu_entry(gpu: GPU) -> dict[str, Any]:
+    link = interconnect(gpu)
+    return {**gpu.to_dict(), "interconnect": dataclasses.asdict(link) if link else None}

@@ -40,6 +40,14 @@ class SizingRequestBody(BaseModel):
         f"`text_config` are fine). At most {MAX_CONFIG_BYTES // 1024} KiB. Exactly one of "
         "`model` and `config`.",
     )
+    name: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        description="Display name for the model. Null: the preset's name, else the config's "
+        "`_name_or_path`, else a family name from its `model_type`.",
+        examples=["my-finetune"],
+    )
     gpu: str = Field(
         "H100-SXM",
         min_length=1,
@@ -351,6 +359,14 @@ class ModelPreset(BaseModel):
     source_note: str
 
 
+class Interconnect(BaseModel):
+    name: str = Field(description='e.g. "NVLink 4 (NVSwitch)".')
+    bytes_per_s_per_direction: int = Field(
+        description="Per-GPU bandwidth in one direction, bytes/s (datasheets quote both directions)."
+    )
+    source: str = Field(description="The datasheet the figure comes from.")
+
+
 class GPUInfo(BaseModel):
     id: str = Field(description="The id to pass as `gpu`.")
     name: str
@@ -366,6 +382,10 @@ class GPUInfo(BaseModel):
     memory_source: str = Field(description="Where memory_bytes comes from.")
     memory_is_estimate: bool = Field(description="True when memory_bytes is derived, not reported.")
     spec_source: str
+    interconnect: Interconnect | None = Field(
+        description="The scale-up link tensor parallelism all-reduces over; null when no sourced "
+        "figure exists (time is then not estimated at tp > 1)."
+    )
 
 
 class ErrorItem(BaseModel):

@@ -8,6 +8,7 @@ and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import sys
@@ -61,6 +62,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "model",
         metavar="MODEL_ID_OR_PATH",
         help="a preset id (e.g. llama-3.1-8b), a config.json path, or - for stdin",
+    )
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="display name for the model (default: the config's _name_or_path, else its family)",
     )
     parser.add_argument("--gpu", default="H100-SXM", help="GPU id (default H100-SXM)")
     parser.add_argument("--gpus", type=int, default=1, help="GPUs in total (default 1)")
@@ -140,18 +146,21 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def read_model(source: str, stdin: TextIO | None = None) -> ModelSpec:
-    """A preset id, a config.json path, or '-' for a config on standard input."""
+def read_model(source: str, stdin: TextIO | None = None, name: str | None = None) -> ModelSpec:
+    """A preset id, a config.json path, or '-' for a config on standard input; ``name``
+    overrides the display name (a config file's folder never becomes its name)."""
+    name = name.strip()[:100] if name and name.strip() else None
     if source == "-":
-        return parse_config(_load_json((stdin or sys.stdin).read(), "stdin"), name=None)
+        return parse_config(_load_json((stdin or sys.stdin).read(), "stdin"), name=name)
     path = Path(source)
     if path.suffix == ".json" or path.is_file():
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"cannot read {source}: {exc.strerror}", field="model") from None
-        return parse_config(_load_json(text, source), name=path.parent.name or path.stem)
-    return load_preset(source)
+        return parse_config(_load_json(text, source), name=name)
+    spec = load_preset(source)
+    return dataclasses.replace(spec, name=name) if name else spec
 
 
 def _load_json(text: str, where: str) -> Any:
@@ -173,7 +182,7 @@ def run(
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        spec = read_model(args.model, stdin)
+        spec = read_model(args.model, stdin, getattr(args, "name", None))
         req = SizingRequest(
             gpu=args.gpu,
             gpus=args.gpus,
@@ -206,18 +215,17 @@ def run(
         return 0
     out.write(format_report(result) + "\n\n" + format_time(result) + "\n")
     if fixes is not None:
-        out.write("\nRemedies (cheapest first)\n")
+        out.write("\nRemedies (what helps first, then by cost)\n")
         for fix in fixes:
-            gain = fix.ratio.get("max_concurrency")
-            tail = f"  → max concurrency ×{gain}" if gain is not None else "  (advice only)"
+            tail = ""
             after = fix.result or {}
-            if after.get("tpot_ms") is not None:
-                tail += (
-                    f", TPOT {result.time['tpot_ms']:,.1f} → {after['tpot_ms']:,.1f} ms, "
+            if after.get("tpot_ms") is not None and result.time.get("tpot_ms") is not None:
+                tail = (
+                    f"; TPOT {result.time['tpot_ms']:,.1f} → {after['tpot_ms']:,.1f} ms, "
                     f"{result.time['tokens_per_s_total']:,.0f} → "
                     f"{after['tokens_per_s_total']:,.0f} tokens/s"
                 )
-            out.write(f"  [{fix.cost_rank}] {fix.title}{tail}\n")
+            out.write(f"  [{fix.cost_rank}] {fix.title}: {fix.buys}{tail}\n")
     return 0
 
 

@@ -9,6 +9,7 @@ from .config import Keys, reject_non_decoders, unwrap
 from .errors import ConfigError, SizingError, UnsupportedArchitectureError
 from .limits import context_limit, stated_positions
 from .linears import linear_inventory
+from .names import family_name
 from .params import count_params
 from .precision import read_quantization
 from .spec import ModelSpec
@@ -93,11 +94,10 @@ def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
 
 
 def _default_name(wrapper: dict[str, Any], keys: Keys) -> str:
+    """The config's own `_name_or_path` (its last path part), else a family name from
+    model_type; never an architecture class."""
     for key in ("_name_or_path", "name_or_path"):
         value = wrapper.get(key)
-        if isinstance(value, str) and value:
-            return value.rstrip("/").split("/")[-1]
-    archs = wrapper.get("architectures")
-    if isinstance(archs, list) and archs and isinstance(archs[0], str):
-        return archs[0]
-    return keys.model_type or "custom model"
+        if isinstance(value, str) and value.strip().strip("/"):
+            return value.strip().rstrip("/").split("/")[-1][:100]
+    return family_name(keys.display_type or keys.model_type)

@@ -35,6 +35,9 @@ from .errors import ConfigError
 from .linears import EXPERTS, ROUTER, Linear
 
 BF16 = 2
+# Regex/wildcard entries in a module list: real configs use a handful (compressed-tensors'
+# "re:.*mlp.gate$"); exact names, which can run to thousands, are looked up, not scanned.
+MAX_PATTERNS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,16 +74,23 @@ class Quantization:
     layer_schemes: tuple[tuple[str, Scheme | None], ...] = ()  # per-layer maps
     quantize_lm_head: bool = False
     notes: tuple[str, ...] = field(default=())
+    _skip: Any = field(default=None, compare=False, repr=False)
+    _layers: Any = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_skip", _Matcher(tuple((p, None) for p in self.skip)))
+        object.__setattr__(self, "_layers", _Matcher(self.layer_schemes))
 
     def scheme_for(self, linear: Linear) -> Scheme | None:
         """The scheme a matrix is stored in, or None for the model dtype."""
         names = (linear.name, f"{linear.name}.0") if linear.count > 1 else (linear.name,)
-        for pattern, scheme in self.layer_schemes:
-            if any(matches(pattern, n) for n in names):
-                return scheme
+        if self.layer_schemes:
+            hit = self._layers.first(names)
+            if hit is not None:
+                return hit[1]
         if self.only_kinds is not None and linear.kind not in self.only_kinds:
             return None
-        if any(matches(p, n) for p in self.skip for n in names):
+        if self.skip and self._skip.first(names):
             return None
         if not self.skip and linear.kind in self.skip_kinds:
             return None
@@ -94,17 +104,61 @@ def matches(pattern: str, name: str) -> bool:
     """A module list entry against a module path, as the engines compare them: ``re:`` regexes
     (compressed-tensors), ``*`` wildcards, or a whole-component substring (transformers'
     ``modules_to_not_convert``: "self_attn" matches every attention module)."""
-    if pattern.startswith("re:"):
-        try:
-            return re.match(pattern[3:], name) is not None
-        except re.error:
-            return False
-    if "*" in pattern or "?" in pattern:
-        parts = name.split(".")
-        return any(
-            fnmatch.fnmatchcase(".".join(parts[:i]), pattern) for i in range(1, len(parts) + 1)
-        )
-    return f".{pattern}." in f".{name}."
+    return _Matcher(((pattern, None),)).first((name,)) is not None
+
+
+class _Matcher:
+    """Many patterns against many names in linear time: plain entries are looked up by every
+    run of whole path components; regexes and wildcards are tried only when present."""
+
+    def __init__(self, entries: tuple[tuple[str, Any], ...]) -> None:
+        wild = sum(1 for p, _ in entries if p.startswith("re:") or "*" in p or "?" in p)
+        if wild > MAX_PATTERNS:
+            raise ConfigError(
+                f"lists {wild:,} regex or wildcard module patterns; at most {MAX_PATTERNS} are "
+                "read (module names themselves are not limited)",
+                field="quantization_config",
+            )
+        self.plain: dict[str, tuple[str, Any]] = {}
+        self.patterns: list[tuple[re.Pattern[str], tuple[str, Any]]] = []
+        for pattern, value in entries:
+            if pattern.startswith("re:"):
+                try:
+                    self.patterns.append((re.compile(pattern[3:]), (pattern, value)))
+                except re.error:
+                    continue  # an entry no engine could match either
+            elif "*" in pattern or "?" in pattern:
+                glob = re.compile(fnmatch.translate(pattern))
+                self.patterns.append((glob, (pattern, value)))
+            else:
+                self.plain.setdefault(pattern, (pattern, value))
+
+        if len(self.patterns) > 8 and all(hit[1] is None for _, hit in self.patterns):
+            # A long skip list: one alternation instead of a loop over thousands of patterns.
+            regexes = [r.pattern for r, hit in self.patterns if hit[0].startswith("re:")]
+            globs = [r.pattern for r, hit in self.patterns if not hit[0].startswith("re:")]
+            self.patterns = []
+            if regexes:
+                joined = re.compile("|".join(f"(?:{r})" for r in regexes))
+                self.patterns.append((joined, ("re:<list>", None)))
+            if globs:
+                self.patterns.append((re.compile("|".join(f"(?:{g})" for g in globs)), ("*", None)))
+
+    def first(self, names: Iterable[str]) -> tuple[str, Any] | None:
+        for name in names:
+            parts = name.split(".")
+            for i in range(len(parts)):
+                for j in range(i + 1, len(parts) + 1):
+                    hit = self.plain.get(".".join(parts[i:j]))
+                    if hit is not None:
+                        return hit
+            for regex, hit in self.patterns:
+                if hit[0].startswith("re:"):
+                    if regex.match(name):
+                        return hit
+                elif any(regex.match(".".join(parts[:k])) for k in range(1, len(parts) + 1)):
+                    return hit
+        return None
 
 
 FP8_PER_TENSOR = Scheme("fp8 e4m3, per-tensor fp32 scales", 8, per_tensor_bytes=8)

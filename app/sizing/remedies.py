@@ -1,8 +1,11 @@
 """Ranked what-ifs for a KV-bound deployment: what each change buys, computed, not asserted.
 
-Ordered by cost (0 = a flag, 5 = a different model), then by the concurrency gained. Two remedies
-are advice only (``request`` is None): prefix caching, whose gain depends on how much prefix
-requests share, and switching to a model with fewer KV heads or MLA.
+Remedies that make the setup fit come first, then those that help without making it fit, then
+the two that are advice only (``request`` is None: prefix caching, whose gain depends on how much
+prefix requests share, and a model with fewer KV heads or MLA), and last any that buy nothing
+here; within each tier by cost (0 = a flag, 5 = a different model), then by concurrency. A
+remedy already in effect (fp8 KV when the cache is fp8, a precision the weights already have or
+undercut, tp at its largest legal degree) is not offered. Each says what it buys (``buys``).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class Remedy:
     request: SizingRequest | None = None
     result: dict[str, Any] | None = None
     ratio: dict[str, float | None] = field(default_factory=dict)
+    buys: str = ""  # what it changes here, in words ("nothing here" when it changes nothing)
 
     def to_dict(self) -> dict[str, Any]:
         req = None
@@ -50,6 +54,7 @@ class Remedy:
             "request": req,
             "result": self.result,
             "ratio": self.ratio,
+            "buys": self.buys,
         }
 
 
@@ -107,18 +112,21 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
                 replace(req, kv_dtype="fp8"),
             )
         )
-    narrower = {"bf16": "fp8", "fp16": "fp8", "fp8": "int4", "int8": "int4"}.get(req.weight_dtype)
+    current = base.weights_precision
+    narrower = {"bf16": "fp8", "fp16": "fp8", "fp8": "int4", "int8": "int4"}.get(current)
     if narrower:
+        shipped = "" if spec.quant is None else f" (the checkpoint ships {spec.quant.family})"
         options.append(
             (
                 "quantized_weights",
                 f"Quantise the weights to {narrower}",
                 2,
-                "Smaller weights leave more of each GPU for KV; needs a quantised checkpoint.",
+                f"Smaller weights leave more of each GPU for KV{shipped}; needs a checkpoint "
+                f"quantised to {narrower} (or vLLM's on-the-fly --quantization fp8).",
                 replace(req, weight_dtype=narrower),
             )
         )
-    wider = [d for d in legal_tp_degrees(spec, req.gpus) if d > tp]
+    wider = [d for d in legal_tp_degrees(spec, req.gpus) if d > tp]  # none when tp is largest
     if wider:
         options.append(
             (
@@ -151,19 +159,20 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
                 replace(req, gpu=bigger),
             )
         )
-    options.append(
-        (
-            "fewer_kv_heads",
-            "Choose a model with fewer KV heads or MLA",
-            5,
-            "KV per token scales with layers × KV heads × head size; GQA with few KV heads, MLA "
-            "(one latent per token per layer) or sliding-window/hybrid layers cut it by several ×.",
-            None,
+    if not spec.is_mla:  # an MLA model already caches one latent per token
+        options.append(
+            (
+                "fewer_kv_heads",
+                "Choose a model with fewer KV heads or MLA",
+                5,
+                "KV per token scales with layers × KV heads × head size; GQA with few KV heads, MLA "
+                "(one latent per token per layer) or sliding-window/hybrid layers cut it by several ×.",
+                None,
+            )
         )
-    )
     out: list[Remedy] = []
     for rid, title, cost, text, new_req in options:
-        remedy = Remedy(rid, title, cost, text, new_req)
+        remedy = Remedy(rid, title, cost, text, new_req, buys="depends on the workload")
         if new_req is not None:
             try:
                 new = size(spec, new_req)
@@ -179,9 +188,56 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
                 ),
                 "tpot_ms": _ratio(new.time.get("tpot_ms"), base.time.get("tpot_ms")),
             }
+            remedy.buys = _buys(base, new)
         out.append(remedy)
-    out.sort(key=lambda r: (r.cost_rank, -(r.result or {}).get("max_concurrency", 0)))
+    out.sort(
+        key=lambda r: (_tier(base, r), r.cost_rank, -(r.result or {}).get("max_concurrency", 0))
+    )
     return out
+
+
+def _tier(base: SizingResult, remedy: Remedy) -> int:
+    """0 makes it fit, 1 helps, 2 advice only, 3 buys nothing here."""
+    if remedy.result is None:
+        return 2
+    new = remedy.result
+    if new["fits"] and not base.fits:
+        return 0
+    if _helps(base, new):
+        return 0 if base.fits else 1
+    return 3
+
+
+def _helps(base: SizingResult, new: dict[str, Any]) -> bool:
+    more_sequences = new["max_concurrency"] > base.max_concurrency
+    longer = (new["max_context"] or 0) > (base.max_context or 0)
+    return more_sequences or longer or (new["fits"] and not base.fits)
+
+
+def _buys(base: SizingResult, new: SizingResult) -> str:
+    context = new.inputs["context"]
+    parts = []
+    if new.max_concurrency != base.max_concurrency or context != base.inputs["context"]:
+        parts.append(
+            f"{base.max_concurrency:,} → {new.max_concurrency:,} sequences"
+            + (f" (at {context:,} tokens)" if context != base.inputs["context"] else "")
+        )
+    if new.max_context != base.max_context:
+        parts.append(f"max context {_tokens(base.max_context)} → {_tokens(new.max_context)}")
+    if new.fits != base.fits:
+        parts.append("fits" if new.fits else "no longer fits")
+    if not _helps(base, _numbers(new)):
+        why = (
+            f"the model's limit ({base.context_limit:,}) already binds max context"
+            if base.max_context_limited_by and base.max_context_limited_by.startswith("the model")
+            else "the binding limit does not move"
+        )
+        return "nothing here: " + (", ".join(parts) + "; " if parts else "") + why
+    return "; ".join(parts)
+
+
+def _tokens(value: int | None) -> str:
+    return "unbounded" if value is None else f"{value:,}"
 
 
 # "Bigger" means worth a move: an H100 SXM (81,559 MiB) is not helped by an A100 80GB (81,920 MiB).

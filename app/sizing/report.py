@@ -19,7 +19,7 @@ def format_report(r: SizingResult) -> str:
         f"({fmt_bytes(gpu['memory_bytes'])} CUDA total each{estimated})",
         f"tp={r.tp} · {r.replicas} replica{'s' if r.replicas != 1 else ''} · context "
         f"{i['context']:,} · concurrency {i['concurrency']:,} · KV {i['kv_dtype']} · weights "
-        f"{i['weight_dtype']}",
+        f"{r.weights_precision}" + (" as shipped" if i["weight_dtype"] == "auto" else ""),
         "Sizes in bytes; KiB/MiB/GiB are 1024-based.",
         "",
         "Model",
@@ -34,7 +34,7 @@ def format_report(r: SizingResult) -> str:
         lines.append(_row("MTP modules (not in total)", fmt_int(r.params_mtp)))
     lines += [
         _row(
-            f"weights ({i['weight_dtype']})",
+            f"weights ({r.weights_precision})",
             f"{fmt_bytes(r.weights_bytes)} total, {fmt_bytes(r.weights_bytes_per_gpu)} per GPU",
         ),
         "",

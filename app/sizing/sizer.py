@@ -227,6 +227,16 @@ def _notes(
             "percent of the pool unused; transformers allocates conv_kernel positions and fp32 "
             "recurrent state."
         )
+    if spec.has_sparse_indexer and req.kv_dtype != "fp8":
+        notes.append(
+            f"KV cache in {req.kv_dtype}, as asked or by default. vLLM's own default can differ "
+            "for sparse-attention MLA: its CacheConfig says DeepSeek-V3.2 defaults to fp8, and "
+            "DeepseekV32ForCausalLM.verify_and_update_config (vllm/model_executor/models/"
+            "config.py) switches the cache to the 656-byte fp8_ds_mla layout, for 'auto' in the "
+            "releases that introduced V3.2 and only when fp8 is asked in later ones. The start-up "
+            'log says which: "Using custom fp8 kv-cache format for DeepSeekV3.2". Pass '
+            "kv_dtype=fp8 to size that layout."
+        )
     if req.kv_dtype == "fp8" and spec.is_mla:
         if spec.has_sparse_indexer:
             notes.append(

@@ -79,6 +79,7 @@ class CalcForm:
     values: dict[str, str]
     source: str = "preset"
     config_text: str = ""
+    config_name: str = ""  # a pasted config's display name (like the text, never in a URL)
     errors: dict[str, str] = field(default_factory=dict)
 
     def query(self, *, source: str | None = None, **overrides: str) -> str:
@@ -125,6 +126,9 @@ def read_form(params: Mapping[str, Any], *, prefix: str = "", defaults: bool = T
     config = params.get(prefix + "config")
     if isinstance(config, str):
         form.config_text = config
+    name = params.get(prefix + "name")
+    if isinstance(name, str):
+        form.config_name = name.strip()[:MAX_VALUE_CHARS]
     return form
 
 
@@ -197,7 +201,7 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
     return out
 
 
-def load_config_text(text: str) -> ModelSpec:
+def load_config_text(text: str, name: str = "") -> ModelSpec:
     """A pasted config.json → ModelSpec; every failure is a SizingError on `config`."""
     if not text.strip():
         raise SizingError("paste a config.json (or choose a file)", field="config")
@@ -221,7 +225,7 @@ def load_config_text(text: str) -> ModelSpec:
     if not isinstance(raw, dict):
         raise SizingError("a config.json is a JSON object ({ … })", field="config")
     try:
-        return parse_config(raw)
+        return parse_config(raw, name=name or None)
     except SizingError as error:
         where = f"{error.field}: " if error.field else ""
         raise SizingError(f"{where}{error.message}", field="config") from None
@@ -245,7 +249,7 @@ def prepare(form: CalcForm) -> Prepared:
     spec = None
     try:
         if form.source == "config":
-            spec = load_config_text(form.config_text)
+            spec = load_config_text(form.config_text, form.config_name)
         else:
             form.values["model"] = form.values["model"] or DEFAULTS["model"]
             spec = load_preset(form.values["model"])

@@ -77,10 +77,15 @@ def serve_caveats(result: dict[str, Any], model_ref: str | None, *, quantized: b
         notes.append(f"Replace {PLACEHOLDER} with the Hugging Face repo id or local path.")
     if weight in ("int4", "int8"):
         notes.append(f"{weight} weights need a checkpoint quantised that way (e.g. AWQ or GPTQ).")
+    elif quantized and "as shipped" in result.get("weights_precision_source", ""):
+        notes.append(
+            "The checkpoint ships quantised: vLLM loads it as its quantization_config says, "
+            "which is how its weights are sized here."
+        )
     elif quantized:
         notes.append(
             "The checkpoint ships quantised: vLLM loads it as its quantization_config says, "
-            "whatever weight dtype is chosen here."
+            f"not in the {weight} sized here."
         )
     if result["inputs"]["kv_budget_bytes"] is None:
         notes.append(

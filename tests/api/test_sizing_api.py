@@ -259,3 +259,14 @@ def test_fuzzed_bodies_never_500(sqlite_client: TestClient, extra: dict, base: d
         base = {"config": {**base["config"], **extra}}
     response = post(sqlite_client, {**base, **extra})
     assert response.status_code in (200, 422), response.text
+
+
+def test_a_pasted_config_takes_a_name_else_its_family(sqlite_client: TestClient) -> None:
+    config = load_preset_config("qwen3-8b")
+    config.pop("_name_or_path", None)
+    plain = post(sqlite_client, {"config": config, "context": 4096}).json()
+    assert plain["model"] == "Qwen3 model"
+    named = post(sqlite_client, {"config": config, "context": 4096, "name": "my-qwen"}).json()
+    assert named["model"] == "my-qwen"
+    preset = post(sqlite_client, {"model": "qwen3-8b", "name": "renamed"}).json()
+    assert preset["model"] == "renamed"

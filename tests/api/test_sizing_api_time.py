@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from app.api.sizing_schemas import SizingResponse
+from app.api.sizing_schemas import GPUInfo, SizingResponse
 
 URL = "/api/v1/sizing"
 FLAGSHIP = {"model": "llama-3.1-70b", "gpu": "H200", "gpus": 8, "tp": 8, "context": 32768}
@@ -78,3 +78,13 @@ def test_openapi_documents_time_with_units(sqlite_client: TestClient) -> None:
     operation = spec["paths"]["/api/v1/sizing"]["post"]
     body = operation["requestBody"]["content"]["application/json"]["schema"]["properties"]
     assert {"prompt_tokens", "output_tokens", "tpot_slo_ms", "gpu_hour_usd"} <= set(body)
+
+
+def test_gpu_catalogue_lists_interconnects_with_sources(sqlite_client: TestClient) -> None:
+    gpus = {g["id"]: g for g in sqlite_client.get("/api/v1/gpus").json()}
+    h200 = gpus["H200"]["interconnect"]
+    assert h200["bytes_per_s_per_direction"] == 450_000_000_000
+    assert "900 GB/s" in h200["source"]
+    assert gpus["MI355X"]["interconnect"] is None
+    for entry in gpus.values():
+        GPUInfo.model_validate(entry)

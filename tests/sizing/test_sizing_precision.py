@@ -189,3 +189,29 @@ def test_a_bad_block_size_is_a_config_error(bad):
     with pytest.raises(Exception) as raised:
         parse_config(config)
     assert raised.value.field == "quantization_config.weight_block_size"
+
+
+def test_sparse_mla_notes_that_vllms_kv_default_can_differ():
+    bf16 = size(load_preset("deepseek-v3.2"), SizingRequest(gpu="H200", gpus=8))
+    assert bf16.inputs["kv_dtype"] == "bf16"
+    assert any("fp8_ds_mla" in n and "DeepseekV32ForCausalLM" in n for n in bf16.notes)
+    fp8 = size(load_preset("deepseek-v3.2"), SizingRequest(gpu="H200", gpus=8, kv_dtype="fp8"))
+    assert not any("DeepseekV32ForCausalLM" in n for n in fp8.notes)
+    plain = size(load_preset("deepseek-v3"), SizingRequest(gpu="H200", gpus=8))
+    assert not any("DeepseekV32ForCausalLM" in n for n in plain.notes)
+
+
+def test_long_module_lists_are_read_and_pattern_lists_are_bounded():
+    names = [f"model.layers.{i}.self_attn.q_proj" for i in range(36)] * 200  # 7,200 names
+    spec = _with_quant(
+        "qwen3-8b",
+        {"quant_method": "awq", "bits": 4, "group_size": 128, "modules_to_not_convert": names},
+    )
+    q = [m for m in spec.linears if m.name.endswith("q_proj")]
+    assert q and all(spec.quant.scheme_for(m) is None for m in q)
+    with pytest.raises(Exception) as raised:
+        _with_quant(
+            "qwen3-8b",
+            {"quant_method": "awq", "modules_to_not_convert": [f"re:x{i}" for i in range(65)]},
+        )
+    assert raised.value.field == "quantization_config"

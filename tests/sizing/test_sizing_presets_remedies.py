@@ -96,8 +96,8 @@ def test_remedies_are_ranked_and_computed():
     spec = load_preset("llama-3.1-70b")
     req = SizingRequest(gpu="H200", gpus=8, context=32_768, concurrency=200)
     fixes = remedies(spec, req)
-    ranks = [f.cost_rank for f in fixes]
-    assert ranks == sorted(ranks)
+    computed = [f.cost_rank for f in fixes if f.result is not None]
+    assert computed == sorted(computed)  # none fits 200 here: the helpful ones by cost
     by_id = {f.id: f for f in fixes}
     base = size(spec, req).max_concurrency
     fp8 = size(spec, dataclasses.replace(req, kv_dtype="fp8")).max_concurrency

@@ -398,3 +398,28 @@ def test_embed_fragment_updates_and_falls_back_to_the_calculator(embed_client) -
     assert bad.status_code == 422 and "between" in field_error(bad.text, "gpus", "sizing-7")
     plain = client.get("/calculator/embed?" + query, follow_redirects=False)
     assert plain.status_code == 303 and plain.headers["location"].startswith("/calculator?model=")
+
+
+def test_a_pasted_config_can_be_named_and_is_never_called_by_its_class(
+    sqlite_client: TestClient,
+) -> None:
+    raw = load_preset_config("qwen3-8b")
+    raw.pop("_name_or_path", None)
+    plain = config_post(sqlite_client, json.dumps(raw))
+    assert plain.status_code == 200
+    assert "Qwen3 model" in plain.text and "Qwen3ForCausalLM on" not in plain.text
+    named = config_post(sqlite_client, json.dumps(raw), name="Our Qwen")
+    assert named.status_code == 200 and "Our Qwen" in named.text
+    assert 'id="calc-name"' in named.text
+
+
+def test_a_quantised_checkpoint_is_sized_as_shipped_and_the_caveat_says_so(
+    sqlite_client: TestClient,
+) -> None:
+    params = {"model": "deepseek-v3", "gpu": "H200", "gpus": "8", "context": "32768"}
+    page = sqlite_client.get("/calculator", params=params)
+    assert page.status_code == 200
+    r = size(load_preset("deepseek-v3"), SizingRequest(gpu="H200", gpus=8, context=32768))
+    assert r.fits and r.weights_precision == "fp8"
+    assert "fp8\nas shipped" in page.text or "fp8 as shipped" in page.text
+    assert "which is how its weights are sized here" in page.text
