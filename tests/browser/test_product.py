@@ -9,19 +9,31 @@ from app.content.store import ContentStore
 from tests.browser.test_flows import PASSWORD, sign_up
 
 PHONE = {"width": 390, "height": 844}
+# The browser tests share one live server, which allows 10 sign-ups an hour from one address:
+# these tests share one member (signed up once, then signed in).
+_member: list[str] = []
+
+
+def sign_in_member(page) -> str:  # type: ignore[no-untyped-def]
+    if not _member:
+        _member.append(sign_up(page))
+        page.wait_for_url("**/")
+        return _member[0]
+    page.goto("/login")
+    page.fill("#f-email", _member[0])
+    page.fill("#f-password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/")
+    return _member[0]
 
 
 def test_signing_in_lands_on_the_dashboard(page, content_store: ContentStore) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    email = sign_up(page)
+    sign_in_member(page)
     page.goto("/account")
     page.click("form[action='/logout'] button:has-text('Sign out here')")
-    page.goto("/login")
-    page.fill("#f-email", email)
-    page.fill("#f-password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/")
+    sign_in_member(page)
     expect(page.locator("h1")).to_have_text("Welcome back, Browser Tester")
     expect(page.locator("#continue-heading")).to_have_text("Start here")
     expect(page.locator(".dash-reviews")).to_contain_text("Nothing is due")
@@ -131,7 +143,7 @@ def test_a_session_through_every_kind_of_page_logs_no_error(
     page.goto("/calculator/compare")
     page.locator(".compare-form input[name=b_context]").fill("131072")
     page.wait_for_timeout(600)
-    sign_up(page)
+    sign_in_member(page)
     for path in ["/", question.url, "/me", "/me/review", "/account", "/notifications"]:
         page.goto(path)
     page.goto("/calculator?source=config")
@@ -144,8 +156,8 @@ def test_bookmark_keeps_focus_and_the_menu_closes_on_escape(
 ) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    question = content_store.questions[0]
-    sign_up(page)
+    question = content_store.questions[-1]
+    sign_in_member(page)
     page.goto(question.url)
     button = page.locator(f"#bookmark-{question.slug}")
     button.focus()
