@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from app.content.models import Concept, Question
 
 if TYPE_CHECKING:
-    from app.content.loader import _Collector, _Renderer
+    from app.content.loader import _Collector
+    from app.content.page_renderer import PageRenderer
 
 
 def check_unique(
@@ -56,7 +57,7 @@ STATIC_PAGES = frozenset({"/", "/curriculum", "/calculator", "/search", "/signup
 
 
 def check_links(
-    renderer: _Renderer,
+    renderer: PageRenderer,
     known: dict[str, set[str]],
     collector: _Collector,
 ) -> None:

@@ -7,13 +7,11 @@ everything wrong in one run; each names the file, the field and what was expecte
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from markdown_it import MarkdownIt
 from pydantic import ValidationError
 
 from app.content.checks import (
@@ -24,17 +22,12 @@ from app.content.checks import (
 )
 from app.content.diagrams import DiagramLibrary
 from app.content.markdown import (
-    ENV_KEY,
     FigureResolver,
-    RenderEnv,
     Section,
     WidgetResolver,
-    first_paragraph,
-    html_to_text,
-    make_markdown,
-    split_sections,
 )
 from app.content.models import Concept, Question, Track
+from app.content.page_renderer import PageRenderer
 from app.content.render_cache import YAML_CODEC, RenderCache
 from app.content.schema import ConceptMeta, QuestionMeta, TracksFile
 from app.content.store import ContentStore
@@ -154,67 +147,6 @@ def _read_meta(
     return meta, body
 
 
-class _Renderer:
-    """Renders markdown with the resolvers and records what each document links to."""
-
-    def __init__(
-        self,
-        figures: FigureResolver | None,
-        widgets: WidgetResolver | None,
-        cache: RenderCache,
-        diagrams: DiagramLibrary | None = None,
-    ) -> None:
-        self.md: MarkdownIt = make_markdown()
-        self.figures = figures
-        self.widgets = widgets
-        self.cache = cache
-        self.diagrams = diagrams
-        self.links: dict[Path, list[str]] = {}
-
-    def render(
-        self,
-        path: Path,
-        source: str,
-        collector: _Collector,
-        where: str,
-        widget_defaults: dict[str, str] | None = None,
-    ) -> str:
-        defaults = widget_defaults or {}
-
-        diagrams = self.diagrams
-
-        def render() -> list[Any]:
-            env = RenderEnv(
-                figures=self.figures,
-                widgets=self.widgets,
-                diagrams=diagrams.render if diagrams else None,
-                widget_defaults=defaults,
-            )
-            return [self.md.render(source, {ENV_KEY: env}), env.links, env.errors]
-
-        # A page's HTML also holds the diagrams it places: their files are part of its input.
-        key = json.dumps([source, defaults, diagrams.digest if diagrams else ""], sort_keys=True)
-        html, links, errors = self.cache.memo("render", key, render)
-        self.links.setdefault(path, []).extend(links)
-        for message in errors:
-            collector.add(path, message, where)
-        return html
-
-    def sections(self, source: str) -> tuple[str, list[Section]]:
-        def split() -> list[Any]:
-            preamble, sections = split_sections(self.md, source)
-            return [preamble, [[section.heading, section.source] for section in sections]]
-
-        preamble, pairs = self.cache.memo("sections", source, split)
-        return preamble, [Section(heading=heading, source=text) for heading, text in pairs]
-
-    def first_paragraph(self, source: str) -> str:
-        return self.cache.memo("first", source, lambda: first_paragraph(self.md, source))
-
-    def text(self, html: str) -> str:
-        return self.cache.memo("text", html, lambda: html_to_text(html))
-
-
 def _sections_by_name(
     sections: list[Section], path: Path, collector: _Collector
 ) -> dict[str, Section] | None:
@@ -228,7 +160,7 @@ def _sections_by_name(
 
 
 def _load_question(
-    path: Path, tracks: dict[str, Track], renderer: _Renderer, collector: _Collector
+    path: Path, tracks: dict[str, Track], renderer: PageRenderer, collector: _Collector
 ) -> Question | None:
     parsed = _read_meta(path, QuestionMeta, collector, renderer.cache)
     if parsed is None:
@@ -275,7 +207,7 @@ def _load_question(
 
 
 def _load_concept(
-    path: Path, tracks: dict[str, Track], renderer: _Renderer, collector: _Collector
+    path: Path, tracks: dict[str, Track], renderer: PageRenderer, collector: _Collector
 ) -> Concept | None:
     parsed = _read_meta(path, ConceptMeta, collector, renderer.cache)
     if parsed is None:
@@ -370,7 +302,7 @@ def load_content(
         figures = figures or render_figure
         widgets = widgets or validate_widget
     collector = _Collector(root)
-    renderer = _Renderer(figures, widgets, cache, diagrams)
+    renderer = PageRenderer(figures, widgets, cache, diagrams)
     for path, message in diagrams.errors:
         collector.add(path, message)
     if not root.is_dir():

@@ -13,7 +13,7 @@ from .limits import context_limit, stated_positions
 from .linears import linear_inventory
 from .names import family_name
 from .params import count_params
-from .precision import read_quantization
+from .quant_config import read_quantization
 from .spec import ModelSpec
 
 
