@@ -84,11 +84,12 @@ class SizingView:
             if replicas != 1
             else ""
         )
-        return (
-            f"{spread}each sequence holds "
-            f"{fmt.size(r['kv_bytes_per_sequence_per_gpu'])} of cache per GPU in a KV pool of "
-            f"{fmt.size(r['kv_budget_bytes_per_gpu'])} per GPU."
+        holds = (
+            f"each sequence holds {fmt.size(r['kv_bytes_per_sequence_per_gpu'])} of cache per GPU "
+            f"in a KV pool of {fmt.size(r['kv_budget_bytes_per_gpu'])} per GPU."
         )
+        text = spread + holds
+        return text[:1].upper() + text[1:]
 
 
 def layer_label(kind: str, *, mla: bool) -> str:
