@@ -69,7 +69,7 @@ def start(content: Path, database: Path, cache: Path) -> tuple[float, float]:
         "PREFILL_RENDER_CACHE": str(cache),
         "PREFILL_SECRET_KEY": SECRET,
         "PREFILL_ENV": "production",
-        "PREFILL_PUBLIC_URL": f"http://127.0.0.1:{port}",
+        "PREFILL_PUBLIC_URL": "https://prefill.example",  # production needs an https origin
     }
     began = time.perf_counter()
     server = subprocess.Popen(
