@@ -34,7 +34,7 @@ def test_signing_in_lands_on_the_dashboard(page, content_store: ContentStore) ->
     page.goto("/account")
     page.click("form[action='/logout'] button:has-text('Sign out here')")
     sign_in_member(page)
-    expect(page.locator("h1")).to_have_text("Welcome back, Browser Tester")
+    expect(page.locator("h1")).to_have_text(re.compile(r"^Welcome back, Browser Tester \d+$"))
     expect(page.locator("#continue-heading")).to_have_text("Start here")
     expect(page.locator(".dash-reviews")).to_contain_text("Nothing is due")
     assert page.locator(".status-new").count() == len(content_store.questions)
@@ -131,7 +131,7 @@ def test_a_session_through_every_kind_of_page_logs_no_error(
     for path in visitor_pages:
         page.goto(path)
     page.goto("/calculator")
-    page.fill("#calc-context", "65536")
+    page.fill("#calc-context", "32768")  # within every preset named below
     page.fill("#calc-model", "qwe")  # unfinished: a hint, no error
     page.fill("#calc-model", "qwen3-8b")
     page.wait_for_url("**model=qwen3-8b**")

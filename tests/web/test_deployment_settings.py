@@ -27,6 +27,7 @@ def production(tmp_path, **overrides: object) -> Settings:  # type: ignore[no-un
         "secret_key": secrets.token_urlsafe(48),
         "public_url": PUBLIC,
         "mailer": "smtp",
+        "rate_limits": True,  # the test default turns them off; production keeps them on
         **overrides,
     }
     return make_settings("postgresql://db.internal/prefill", tmp_path, **values)

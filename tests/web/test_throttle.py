@@ -125,7 +125,7 @@ def test_sizing_runs_off_the_event_loop(app_factory, sqlite_url, monkeypatch) ->
 
 
 def test_the_pool_sizes_in_worker_processes_like_the_thread(app_factory, sqlite_url) -> None:  # type: ignore[no-untyped-def]
-    from tests.sizing.test_sizing_limits import worst_case_configs
+    from tests.sizing.test_sizing_bounds import worst_case_configs
 
     body = {"config": worst_case_configs()["moe"], "gpu": "H200", "gpus": 8, "context": 8192}
     answers = []
