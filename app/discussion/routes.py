@@ -189,7 +189,7 @@ def edit(
     action: Text = "save",
 ) -> Response:
     if action == "preview":  # without JavaScript: the form again, with the preview, nothing saved
-        post = service.get_post(db, post_id) if _exists(db, post_id) else None
+        post = service.get_post(db, post_id) if _exists(db, post_id, user) else None
         if post is None or post.author_id != user.id:
             return error_response(
                 request, 403 if post else 404, "You can only edit your own posts."
