@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 
 from app.content.schema import LEVEL_LABELS, ConceptMeta, QuestionMeta, Rubric, TrackMeta
@@ -43,11 +42,6 @@ class _Page:
     @property
     def level_label(self) -> str:
         return LEVEL_LABELS[self.meta.level]  # type: ignore[attr-defined]
-
-    @property
-    def updated_label(self) -> str:
-        updated: date = self.meta.updated  # type: ignore[attr-defined]
-        return updated.strftime("%B %Y")
 
 
 @dataclass(repr=False)

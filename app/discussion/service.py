@@ -13,6 +13,7 @@ from sqlalchemy import and_, delete, exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.dates import human_date
 from app.db.base import utcnow
 from app.db.models.accounts import User
 from app.db.models.discussion import Notification, Post, Report, Vote
@@ -71,7 +72,7 @@ def clean_body(raw: str) -> str:
 def ensure_can_post(user: User) -> None:
     if user.is_suspended:
         assert user.posting_suspended_until is not None
-        until = user.posting_suspended_until.strftime("%d %B %Y")
+        until = human_date(user.posting_suspended_until)
         raise DiscussionError(
             f"A moderator has paused your posting until {until}.", status=403, field="body"
         )

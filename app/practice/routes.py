@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts.deps import CurrentUser, CurrentViewer
 from app.content.models import Question
 from app.content.store import ContentStore
+from app.dates import human_date
 from app.db.session import DbSession
 from app.discussion import answers
 from app.numbers import OutOfRange, parse_int
@@ -67,7 +68,7 @@ def autosave(
             )
         return _failed(request, error)
     if is_htmx(request):
-        stamp = attempt.updated_at.strftime("%H:%M:%S UTC")
+        stamp = human_date(attempt.updated_at, with_time=True)
         return HTMLResponse(f'<span class="save-status">Saved · {stamp}</span>')
     return back_to(question)
 

@@ -1,0 +1,16 @@
+"""The one way a date or time is shown to a reader: "30 Nov 2026", or "30 Nov 2026, 14:05 UTC"
+with a time. Machine-readable stamps (<time datetime>, Atom, exports) stay ISO 8601."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+
+def human_date(value: date | datetime, *, with_time: bool = False) -> str:
+    """Day without a leading zero, abbreviated month, full year; times are always UTC."""
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        value = value.astimezone(UTC)
+    text = f"{value.day} {value:%b %Y}"
+    if with_time and isinstance(value, datetime):
+        text += f", {value:%H:%M} UTC"
+    return text
