@@ -138,7 +138,12 @@ def test_sigkill_under_write_load_loses_nothing_acknowledged(
     threads = [threading.Thread(target=writer, args=(cookie,)) for cookie in members]
     for thread in threads:
         thread.start()
-    time.sleep(1.5)
+    # Kill once writes are being acknowledged, with more in flight: waiting for the first
+    # acknowledgement rather than a fixed time keeps the test meaningful on a busy machine.
+    deadline = time.monotonic() + 30
+    while not acknowledged and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.2)
     server.kill()
     stop.set()
     for thread in threads:
