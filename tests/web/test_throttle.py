@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import threading
 import time
@@ -18,6 +19,13 @@ from app.ratelimit import Limit
 from app.web import throttle
 from tests.conftest import make_settings
 from tests.helpers import csrf_token, signup
+
+
+def run_loop(coroutine):  # type: ignore[no-untyped-def]
+    """asyncio.run in a thread of its own: the browser tests keep a loop running in this one."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+        return executor.submit(asyncio.run, coroutine).result()
+
 
 SIZING = {"model": "llama-3.1-8b", "gpu": "H100-SXM", "context": 4096}
 
@@ -120,7 +128,7 @@ def test_sizing_runs_off_the_event_loop(app_factory, sqlite_url, monkeypatch) ->
 
             await asyncio.wait_for(asyncio.gather(sizing(), ping()), timeout=30)
 
-    asyncio.run(scenario())
+    run_loop(scenario())
     assert finished == ["ping", "sizing"]
 
 
@@ -154,7 +162,7 @@ def test_the_pool_stops_a_computation_past_its_limit_and_recovers() -> None:
         return await pool.run(abs, -7)  # a fresh pool answers the next call
 
     try:
-        assert asyncio.run(scenario()) == 7
+        assert run_loop(scenario()) == 7
     finally:
         pool.shutdown()
 
