@@ -24,11 +24,13 @@ from app.db.base import Base
 from app.db.engine import normalise_url
 from app.db.migrate import upgrade
 from app.main import create_app, load_site_content
+from app.ratelimit import RateLimiter
 from app.settings import PROJECT_ROOT, Settings
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
 use_fast_hashing_for_tests()
 BACKENDS = ["sqlite", "postgresql"]
+FROZEN_LIMIT_CLOCK = 86_400 * 20_800 + 30  # 30 s into a minute, an hour and a day
 CONTENT_DIR = PROJECT_ROOT / "content"
 
 
@@ -151,6 +153,10 @@ def app_factory(tmp_path: Path, content_store: ContentStore):  # type: ignore[no
 
     def build(database_url: str, **overrides: object):  # type: ignore[no-untyped-def]
         app = create_app(make_settings(database_url, tmp_path, **overrides), content=content_store)
+        # Limits count in fixed windows; a test that straddled a window's end would see its
+        # counts reset. A clock held mid-window (30 s into a minute, hour and day) keeps every
+        # limit test exact whenever it runs.
+        app.state.rate_limiter = RateLimiter(clock=lambda: FROZEN_LIMIT_CLOCK)
         apps.append(app)
         return app
 
