@@ -140,15 +140,22 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
     return highlight(code, lexer, HtmlFormatter(nowrap=True))
 
 
-def _render_diagram(body: str, state: RenderEnv) -> str:
+def _render_block(kind: str, body: str, state: RenderEnv) -> str:
+    """A ```sizing or ```diagram block: parse its `key: value` lines and hand it to its resolver
+    (a sizing block takes the page's widget defaults for the keys it leaves out)."""
+    resolver, defaults = (
+        (state.widgets, state.widget_defaults) if kind == WIDGET_FENCE else (state.diagrams, {})
+    )
+    what = "the sizing widget is" if kind == WIDGET_FENCE else "diagrams are"
     try:
-        directive = parse_widget_block(body, DIAGRAM_FENCE)
+        block = parse_widget_block(body, kind)
+        directive = Directive(block.name, {**defaults, **block.args}, block.source)
         state.directives.append(directive)
-        if state.diagrams is None:
-            raise DirectiveError("diagrams are not available here")
-        return state.diagrams(directive)
+        if resolver is None:
+            raise DirectiveError(f"{what} not available here")
+        return resolver(directive)
     except DirectiveError as error:
-        state.errors.append(f"diagram block: {error}")
+        state.errors.append(f"{kind} block: {error}")
         return ""
 
 
@@ -163,21 +170,10 @@ def make_markdown() -> MarkdownIt:
 
     def fence(self, tokens: list[Token], idx: int, options, env: dict) -> str:  # type: ignore[no-untyped-def]
         token = tokens[idx]
-        if token.info.strip() == DIAGRAM_FENCE:
-            return _render_diagram(token.content, _state(env))
-        if token.info.strip() != WIDGET_FENCE:
+        kind = token.info.strip()
+        if kind not in (WIDGET_FENCE, DIAGRAM_FENCE):
             return default_fence(tokens, idx, options, env)
-        state = _state(env)
-        try:
-            block = parse_widget_block(token.content)
-            directive = Directive(block.name, {**state.widget_defaults, **block.args}, block.source)
-            state.directives.append(directive)
-            if state.widgets is None:
-                raise DirectiveError("the sizing widget is not available here")
-            return state.widgets(directive)
-        except DirectiveError as error:
-            state.errors.append(f"sizing block: {error}")
-            return ""
+        return _render_block(kind, token.content, _state(env))
 
     md.add_render_rule("fence", fence)
 
