@@ -13,6 +13,7 @@ from app.db.models.discussion import Post
 from app.db.session import DbSession
 from app.discussion import moderation
 from app.discussion.service import REPORT_REASONS, DiscussionError
+from app.discussion.subjects import post_link
 from app.web.deps import RowId, Templates
 from app.web.errors import error_response
 
@@ -72,11 +73,10 @@ def moderate_post(
     if post is None or post.deleted_at is not None:
         return error_response(request, 404, "That post does not exist (it may have been deleted).")
     author = db.get(User, post.author_id) if post.author_id else None
-    section = "questions" if post.subject_type == "question" else "concepts"
     values = {
         "post": post,
         "author": author,
-        "back_url": f"/{section}/{post.subject_slug}#post-{post.id}",
+        "back_url": post_link(post.subject_type, post.subject_slug, post.id),
     }
     response = templates.page(request, "discussion/moderate_post.html", values)
     response.headers["cache-control"] = "private, no-store"

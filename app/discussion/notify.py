@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from app.db.models.accounts import User
 from app.db.models.discussion import Post
 from app.db.session import DbSession
+from app.discussion.subjects import post_link
 from app.mail import Mail
 from app.outbox import enqueue_mail
 from app.web.deps import Templates, base_url
@@ -42,8 +43,7 @@ def email_reply_later(request: Request, db: Session, reply: Post) -> None:
     if not recipient.notify_replies_by_email:
         return
     root = base_url(request)
-    section = "questions" if reply.subject_type == "question" else "concepts"
-    link = f"{root}/{section}/{reply.subject_slug}?sort=new#post-{reply.id}"
+    link = root + post_link(reply.subject_type, reply.subject_slug, reply.id, newest=True)
     unsubscribe = (
         f"{root}/unsubscribe/{unsubscribe_token(request.app.state.secret_key, recipient.id)}"
     )

@@ -12,6 +12,7 @@ from app.db.session import DbSession
 from app.discussion import limits, notices, notify, service
 from app.discussion.render import MAX_LENGTH, render_post
 from app.discussion.service import REPORT_REASONS, DiscussionError
+from app.discussion.subjects import KINDS, post_link, thread_home
 from app.discussion.threads import build_thread
 from app.web.deps import MAX_ROW_ID, Content, RowId, Templates
 from app.web.errors import error_response
@@ -20,7 +21,6 @@ from app.web.throttle import PREVIEWS_PER_ACCOUNT, throttle
 
 router = APIRouter(include_in_schema=False)
 Text = Annotated[str, Form()]
-KINDS = {"questions": "question", "concepts": "concept"}
 
 
 def _kind(section: str) -> str:
@@ -127,7 +127,9 @@ def create(
     if parent_id is not None:
         notify.email_reply_later(request, db, post)
     if not is_htmx(request):
-        return RedirectResponse(f"{thread.url}?sort=new#post-{post.id}", 303)
+        return RedirectResponse(
+            post_link(post.subject_type, post.subject_slug, post.id, newest=True), 303
+        )
     return _thread_response(
         request, db, content, templates, viewer, section, slug, expanded=parent_id
     )
@@ -224,9 +226,9 @@ def edit(
 
 
 def _post_response(request, db, content, templates, viewer, post):  # type: ignore[no-untyped-def]
-    kind_section = "questions" if post.subject_type == "question" else "concepts"
     if not is_htmx(request):
-        return RedirectResponse(f"/{kind_section}/{post.subject_slug}?sort=new#post-{post.id}", 303)
+        link = post_link(post.subject_type, post.subject_slug, post.id, newest=True)
+        return RedirectResponse(link, 303)
     thread = build_thread(db, content, viewer, post.subject_type, post.subject_slug)
     item = service.ThreadPost(post=post, author=viewer.user)
     return templates.page(
@@ -252,7 +254,7 @@ def delete(
 ) -> Response:
     try:
         post = service.readable_post(db, post_id, user)
-        where = ("questions" if post.subject_type == "question" else "concepts", post.subject_slug)
+        home = thread_home(post.subject_type, post.subject_slug)
         service.delete_post(db, post_id, user)
     except DiscussionError as error:
         return error_response(request, error.status, error.message)
@@ -263,7 +265,7 @@ def delete(
             '<p class="post-removed muted" role="status">Your post was deleted.</p>'
             f'<h2 id="discussion-heading" hx-swap-oob="true">Discussion · {count}</h2>'
         )
-    return RedirectResponse(f"/{where[0]}/{where[1]}#discussion-heading", 303)
+    return RedirectResponse(f"{home}#discussion-heading", 303)
 
 
 @router.post("/posts/{post_id}/vote")
@@ -277,16 +279,14 @@ def vote(
     except DiscussionError as error:
         return error_response(request, error.status, error.message)
     if not is_htmx(request):
-        section = "questions" if post.subject_type == "question" else "concepts"
-        return RedirectResponse(f"/{section}/{post.subject_slug}#post-{post.id}", 303)
+        return RedirectResponse(thread_url(post), 303)
     return templates.page(
         request, "partials/vote_button.html", {"post": post, "voted": voted, "can_vote": True}
     )
 
 
 def thread_url(post) -> str:  # type: ignore[no-untyped-def]
-    section = "questions" if post.subject_type == "question" else "concepts"
-    return f"/{section}/{post.subject_slug}#post-{post.id}"
+    return post_link(post.subject_type, post.subject_slug, post.id)
 
 
 @router.get("/posts/{post_id}/report")
@@ -322,8 +322,7 @@ def report(
         return HTMLResponse(
             '<p class="muted" role="status">Thank you — a moderator will look at it.</p>'
         )
-    section = "questions" if post.subject_type == "question" else "concepts"
-    return RedirectResponse(f"/{section}/{post.subject_slug}#post-{post.id}", 303)
+    return RedirectResponse(thread_url(post), 303)
 
 
 @router.get("/notifications")

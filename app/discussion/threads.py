@@ -12,7 +12,8 @@ from app.accounts.sessions import Viewer
 from app.content.store import ContentStore
 from app.discussion import answers, service, stats
 from app.discussion.service import ThreadPage
-from app.discussion.subjects import Subject
+from app.discussion.subjects import Subject, comments_path
+from app.drills import SKILLS
 
 
 @dataclass
@@ -28,7 +29,13 @@ class ThreadView:
 
 
 def resolve_subject(content: ContentStore, kind: str, slug: str) -> tuple[Subject, str, str]:
-    """(subject, title, page url) for a question or concept slug (old slugs resolve too)."""
+    """(subject, title, page url) for a question or concept slug (old slugs resolve too), or a
+    drill skill."""
+    if kind == "drill":
+        skill = SKILLS.get(slug)
+        if skill is None:
+            raise HTTPException(404, detail="There is no drill skill at this address.")
+        return Subject("drill", skill.id), f"{skill.title} drills", f"/drills/{skill.id}"
     if kind == "question":
         slug = content.question_aliases.get(slug, slug)
         question = content.question_by_slug.get(slug)
@@ -74,19 +81,22 @@ def build_thread(
     sort: str = "top",
     cursor: str | None = None,
     just_opened: bool = False,
+    page_url: str | None = None,
 ) -> ThreadView:
     """`just_opened`: the answer was recorded as opened by this very request (on another
-    connection, which an SQLite read transaction that began earlier would not see yet)."""
+    connection, which an SQLite read transaction that began earlier would not see yet).
+    `page_url`: the page the thread is shown on, when it is more exact than the subject's own
+    (a drill's seed), so signing in to post comes back to it."""
     subject, title, url = resolve_subject(content, kind, slug)
     guard_wanted = viewer.user.spoiler_guard if viewer.user is not None else True
     opened = just_opened or answer_opened(db, content, viewer, subject)
     return ThreadView(
         subject=subject,
         title=title,
-        url=url,
+        url=page_url or url,
         count=stats.visible_count(db, subject),
         page=service.list_thread(db, subject, viewer=viewer.user, sort=sort, cursor=cursor),
         spoiler_guard=guard_wanted and not opened,
         answer_opened=opened,
-        comments_url=f"{url}/comments",
+        comments_url=comments_path(subject.type, subject.slug),
     )

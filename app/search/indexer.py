@@ -151,6 +151,8 @@ def write_post(connection: Connection, post: Any) -> None:
     """Index a post if a reader can see it; otherwise make sure it is not indexed. A reply
     under a hidden post is hidden with it."""
     hidden = post.deleted_at is not None or post.hidden_at is not None or not post.body_markdown
+    # Search opens content pages; a drill thread has none to open (its page needs a seed).
+    hidden = hidden or post.subject_type not in CONTENT_KINDS
     if not hidden and post.parent_id is not None:
         parent_hidden = connection.scalar(
             select(posts_table.c.hidden_at).where(posts_table.c.id == post.parent_id)

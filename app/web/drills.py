@@ -15,6 +15,8 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.deps import CurrentViewer
 from app.db.session import DbSession
+from app.discussion.service import REPORT_REASONS
+from app.discussion.threads import build_thread
 from app.drills import (
     MAX_SEED,
     SKILLS,
@@ -74,7 +76,13 @@ def mixed(
 
 
 def _page_values(
-    drill: Drill, content: Content, mixed: bool, advanced: bool, **extra: Any
+    drill: Drill,
+    content: Content,
+    db: DbSession,
+    viewer: CurrentViewer,
+    mixed: bool,
+    advanced: bool,
+    **extra: Any,
 ) -> dict[str, Any]:
     skill = get_skill(drill.skill)
     concept = content.concept_by_slug.get(drill.concept)
@@ -83,6 +91,9 @@ def _page_values(
         next_url += "?advanced=1"
     has_config = any(label in CONFIG_FIELDS for label, _ in drill.given)
     given = [(k, v) for k, v in drill.given if not (advanced and k in CONFIG_FIELDS)]
+    permalink = drill_url(drill.skill, drill.seed)
+    # Every seed of a skill shares one thread: approaches to the skill, not to one set of numbers.
+    thread = build_thread(db, content, viewer, "drill", drill.skill, page_url=permalink)
     return {
         "given": given,
         "advanced": advanced and has_config,
@@ -94,7 +105,11 @@ def _page_values(
         "concept": concept,
         "mixed": mixed,
         "next_url": next_url,
-        "permalink": drill_url(drill.skill, drill.seed),
+        "permalink": permalink,
+        "thread": thread,
+        "composer": {},
+        "errors": {},
+        "report_reasons": REPORT_REASONS,
         "fmt": format_value,
         "verdict": None,
         "error": None,
@@ -110,7 +125,9 @@ def _page_values(
 def drill_page(
     request: Request,
     skill: str,
+    db: DbSession,
     content: Content,
+    viewer: CurrentViewer,
     templates: Templates,
     seed: Annotated[int | None, Query(ge=0, le=MAX_SEED)] = None,
     mixed: bool = False,
@@ -123,7 +140,7 @@ def drill_page(
         return RedirectResponse(drill_url(skill, _random_seed(), mixed, advanced), 303)
     drill = _drill(skill, seed)
     return templates.page(
-        request, "drills/drill.html", _page_values(drill, content, mixed, advanced)
+        request, "drills/drill.html", _page_values(drill, content, db, viewer, mixed, advanced)
     )
 
 
@@ -165,6 +182,8 @@ def answer(
     values = _page_values(
         drill,
         content,
+        db,
+        viewer,
         mixed,
         advanced,
         verdict=verdict,
