@@ -196,6 +196,30 @@ def test_the_outline_rail_follows_the_reader(page, content_store: ContentStore) 
     expect(rail).to_be_hidden()  # narrower screens keep one column
 
 
+def test_progress_and_thread_pages_use_the_right_column(page) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    sign_in_member(page)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    for path, anchor in (
+        ("/me", ".me-page .page-header"),
+        ("/drills/kv-bytes-per-token/comments", ".thread-page .page-header"),
+    ):
+        page.goto(path)
+        rail = page.locator(".page-rail")
+        expect(rail).to_be_visible()
+        box, column = rail.bounding_box(), page.locator(anchor).bounding_box()
+        assert box and column and box["x"] > column["x"] + column["width"], path
+    page.set_viewport_size(
+        {"width": 1440, "height": 500}
+    )  # short, so the section can reach the top
+    page.goto("/me")
+    page.evaluate("document.getElementById('drills-heading').scrollIntoView()")
+    expect(page.locator(".page-outline a[href='#drills-heading']")).to_have_attribute(
+        "aria-current", "location"
+    )
+
+
 def test_the_phone_header_is_compact_and_the_track_chips_scroll(browser, live_server) -> None:  # type: ignore[no-untyped-def]
     context = browser.new_context(base_url=live_server.url, viewport=PHONE)
     try:
