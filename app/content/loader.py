@@ -203,6 +203,7 @@ def _load_question(
         sources_html=renderer.render(path, sources.source, collector, "Sources"),
         answer_text=renderer.text(answer_html),
         lede_text=renderer.text(lede_html),
+        teaser_text=renderer.text(teaser_html),
     )
 
 

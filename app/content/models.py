@@ -53,6 +53,7 @@ class Question(_Page):
     sources_html: str
     answer_text: str
     lede_text: str
+    teaser_text: str  # public, like the lede: visitors read it in a locked answer's place
     # Filled by the store once every page is loaded.
     concepts: list[Concept] = field(default_factory=list)
     concept_scores: dict[str, float] = field(default_factory=dict)

@@ -1,7 +1,8 @@
-"""How closely a concept card matches a question (or another card): tags, text and rubric.
+"""How closely a concept card matches a question (or another card): tags and text.
 
 The score orders the cards under "The concepts behind this question", so the first card is the
-one to read if the answer moved too fast. It is computed once at start-up.
+one to read if the answer moved too fast. It is computed once at start-up, for every reader alike,
+from public text only (see `store.public_text`): the rubric's items are the answer's, not inputs.
 """
 
 from __future__ import annotations
@@ -79,9 +80,9 @@ _STOP = frozenset(
     ]
 )
 
-TAG_WEIGHT = 0.45
-TEXT_WEIGHT = 0.35
-RUBRIC_WEIGHT = 0.20
+# Tags count a little more than words (the ratio the cards have always been ranked by).
+TAG_WEIGHT = 0.5625
+TEXT_WEIGHT = 0.4375
 
 
 def terms(text: str) -> list[str]:
@@ -122,6 +123,6 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     return len(left & right) / len(left | right)
 
 
-def overlap_score(*, tags: float, text: float, rubric: float = 0.0) -> float:
-    """Combine the three signals (each 0..1) into one score in 0..1."""
-    return TAG_WEIGHT * tags + TEXT_WEIGHT * text + RUBRIC_WEIGHT * rubric
+def overlap_score(*, tags: float, text: float) -> float:
+    """Combine the two signals (each 0..1) into one score in 0..1."""
+    return TAG_WEIGHT * tags + TEXT_WEIGHT * text

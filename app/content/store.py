@@ -12,6 +12,14 @@ RELATED_CONCEPTS = 4
 UP_NEXT = 3
 
 
+def public_text(question: Question) -> str:
+    """What everyone may read of a question, whatever the answer's access (the teaser is the
+    answer's opening, or the author's own lines, shown to visitors in the answer's place)."""
+    return " ".join(
+        [question.title, question.lede_text, question.teaser_text, question.rubric.summary]
+    )
+
+
 @dataclass
 class ContentStore:
     tracks: list[Track]
@@ -58,10 +66,12 @@ class ContentStore:
         for track in self.tracks:
             track.questions = [q for q in self.questions if q.track is track]
             track.concepts = [c for c in self.concepts if c.track is track]
-        # A question is ranked on its public text: a locked answer must not move what visitors
-        # see (the card order under "The concepts behind this question").
+        # A question is ranked on its public text only (title, lede, teaser, rubric summary and,
+        # below, tags): never its answer or the rubric's items, which only members who may read
+        # the answer see. So the card order under "The concepts behind this question" is one
+        # order for every reader, and a locked answer cannot move it.
         index = TextIndex(
-            {f"q:{q.slug}": f"{q.title} {q.lede_text}" for q in self.questions}
+            {f"q:{q.slug}": public_text(q) for q in self.questions}
             | {f"c:{c.slug}": f"{c.title} {c.summary_text} {c.body_text}" for c in self.concepts}
         )
         for question in self.questions:
@@ -75,16 +85,13 @@ class ContentStore:
             concept.related = self._related_concepts(concept, index)
 
     def _rank_question_concepts(self, question: Question, index: TextIndex) -> None:
-        items = question.meta.rubric.items
-        scores: dict[str, float] = {}
-        for slug in question.meta.concepts:
-            concept = self.concept_by_slug[slug]
-            taught = sum(1 for item in items if slug in item.concepts) / len(items)
-            scores[slug] = overlap_score(
-                tags=jaccard(question.meta.tags, concept.meta.tags),
+        scores = {
+            slug: overlap_score(
+                tags=jaccard(question.meta.tags, self.concept_by_slug[slug].meta.tags),
                 text=index.cosine(f"q:{question.slug}", f"c:{slug}"),
-                rubric=taught,
             )
+            for slug in question.meta.concepts
+        }
         pinned = list(question.meta.pin)
         ranked = sorted(
             (slug for slug in question.meta.concepts if slug not in pinned),

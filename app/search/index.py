@@ -1,9 +1,13 @@
 """The one interface over the two engines: ask for a page of ranked, highlighted hits.
 
 Access is part of the question asked, not a filter applied afterwards: `locked_pages` names the
-questions whose answer this viewer may not read, and for those documents the engine searches
-the title, lede and body columns only. A locked answer therefore never matches, never moves a
-ranking, and never reaches a snippet.
+questions whose answer this viewer may not read. A viewer with any locked answer is searched on
+public text only, for every document: title, lede, body, tags and `public_answer` (all of a free
+answer, the teaser of an account-only one). On SQLite that is an FTS5 table of its own
+(`search_public_fts`), because bm25 reads each document's length over all of a table's columns
+and table-wide statistics, so a locked answer merely left out of the match would still move
+scores. A locked answer therefore never matches, never moves a ranking, and never reaches a
+snippet. A viewer with no locked answer is searched on everything, answers included.
 """
 
 from __future__ import annotations
@@ -15,7 +19,6 @@ from sqlalchemy.orm import Session
 
 from app.search.query import SearchQuery
 
-PUBLIC_COLUMNS = ("title", "lede", "body", "keywords")
 # Relative weight of a document kind in the ranking: an approach in a thread should not outrank
 # the card or question it discusses for the same words.
 KIND_WEIGHTS = {"question": 1.0, "concept": 1.0, "post": 0.6}
@@ -35,6 +38,11 @@ class IndexQuery:
     limit: int
     offset: int
 
+    @property
+    def public_only(self) -> bool:
+        """Search public text only (see the module's note): this viewer has a locked answer."""
+        return bool(self.locked_pages)
+
 
 @dataclass
 class Hit:
@@ -45,7 +53,7 @@ class Hit:
     score: float
     locked: bool
     title: str = ""  # marked with highlight.START / STOP
-    snippet: str = ""  # the best-matching fragment of lede, body or (readable) answer
+    snippet: str = ""  # the best-matching fragment of lede, body or the answer the viewer reads
 
     @classmethod
     def from_row(cls, row: Any, score: float) -> Hit:

@@ -30,7 +30,7 @@ from app.search.highlight import clean
 from app.search.models import CONTENT_KINDS, SearchDocument, SearchIndexState, page_key
 
 # Bump when what a document holds changes, so every database re-indexes on the next start.
-DOCUMENT_FORMAT = "2"
+DOCUMENT_FORMAT = "3"
 CONTENT_STATE = "content"
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
@@ -52,6 +52,8 @@ def content_rows(store: ContentStore) -> list[dict[str, Any]]:
             # Public text only outside the answer column: the rubric's summary, never its items.
             body=q.rubric.summary,
             answer=q.answer_text,
+            # What a visitor reads in the answer's place: searched and ranked for them instead.
+            public_answer=q.answer_text if q.is_free else q.teaser_text,
             keywords=_keywords(q.title, q.meta.tags),
         )
         for q in store.questions
@@ -78,7 +80,7 @@ def _keywords(title: str, tags: list[str]) -> str:
 
 def _row(kind: str, slug: str, **texts: str) -> dict[str, Any]:
     row: dict[str, Any] = {"kind": kind, "page": page_key(kind, slug), "post_id": None}
-    for column in ("title", "lede", "body", "answer", "keywords"):
+    for column in ("title", "lede", "body", "answer", "public_answer", "keywords"):
         row[column] = clean(texts.get(column, ""))
     return row
 
@@ -140,6 +142,7 @@ def post_row(post: Any) -> dict[str, Any]:
         "lede": "",
         "body": clean(post.body_markdown),
         "answer": "",
+        "public_answer": "",
         "keywords": "",
     }
 

@@ -35,6 +35,9 @@ class SearchDocument(Base):
     body: Mapped[str] = mapped_column(Text, default="")
     # A question's answer: its own column, so a viewer who may not read it never searches it.
     answer: Mapped[str] = mapped_column(Text, default="")
+    # What everyone may read of that answer: all of a free answer, the teaser of an account-only
+    # one. A viewer with locked answers is matched and ranked on public columns only (see index.py).
+    public_answer: Mapped[str] = mapped_column(Text, default="", server_default="")
     # Tags ("ttft", "mla"): public words a title may not use; searched, never shown.
     keywords: Mapped[str] = mapped_column(Text, default="")
 

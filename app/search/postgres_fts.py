@@ -1,8 +1,13 @@
 """PostgreSQL full-text search: generated tsvector columns with the 'english' configuration.
 
-`public_tsv` holds title (weight A), tags (B), lede (C) and body (D); `full_tsv` adds the answer
-(D) and carries the GIN index. A document whose answer the viewer may not read is matched and ranked on
-`public_tsv` only (few rows: found through the page index). Queries: see `query.pg_tsquery`.
+`public_tsv` holds title (weight A), tags (B), lede (C), body and `public_answer` (D: all of a free
+answer, the teaser of an account-only one); `full_tsv` holds title, tags, lede, body and the whole
+answer. Each has a GIN index. A viewer with any locked answer is matched, ranked and shown
+snippets on public text only, for every document; a viewer with none on everything.
+
+ts_rank reads the one document's vector it is given (no table-wide statistics), and its length
+normalisation counts that vector's words: so ranking a visitor on `public_tsv` leaves nothing of a
+locked answer in the score. Queries: see `query.pg_tsquery`.
 """
 
 from __future__ import annotations
@@ -43,26 +48,17 @@ class PostgresIndex:
         }
         query = _tsquery(params, request)
         # Lists go as arrays (= ANY): one parameter each, however many pages.
-        if request.locked_pages:
-            params["locked"] = list(request.locked_pages)
-            is_locked = "(d.kind = 'question' AND d.page = ANY(:locked))"
-            matches = (
-                f"((d.full_tsv @@ {query} AND NOT {is_locked})"
-                f" OR (d.public_tsv @@ {query} AND {is_locked}))"
-            )
-        else:
-            is_locked = "false"
-            matches = f"d.full_tsv @@ {query}"
+        params["locked"] = list(request.locked_pages)
+        vector = "d.public_tsv" if request.public_only else "d.full_tsv"
         page_filter = ""
         if request.pages is not None:
             params["pages"] = list(request.pages)
             page_filter = "AND d.page = ANY(:pages)"
-        vector = f"CASE WHEN {is_locked} THEN d.public_tsv ELSE d.full_tsv END"
         statement = text(
             f"""
             SELECT * FROM (
                 SELECT d.id, d.kind, d.page, d.post_id, length(d.title) AS title_length,
-                       {is_locked} AS locked,
+                       (d.kind = 'question' AND d.page = ANY(:locked)) AS locked,
                        CASE WHEN d.kind = 'post' THEN 2  -- no title, no tags
                             WHEN ts_filter(d.public_tsv, '{{a}}') @@ {query} THEN 0
                             WHEN ts_filter(d.public_tsv, '{{a,b}}') @@ {query} THEN 1
@@ -71,7 +67,7 @@ class PostgresIndex:
                        * CASE d.kind WHEN 'post' THEN :post_weight ELSE 1.0 END AS score,
                        count(*) OVER () AS total
                 FROM search_documents AS d
-                WHERE {matches} AND d.kind = ANY(:kinds) {page_filter}
+                WHERE {vector} @@ {query} AND d.kind = ANY(:kinds) {page_filter}
             ) AS ranked
             ORDER BY tier, CASE WHEN tier = 0 THEN title_length ELSE 0 END, score DESC, id
             LIMIT :limit OFFSET :offset
@@ -79,30 +75,26 @@ class PostgresIndex:
         )
         rows = db.execute(statement, params).all()
         hits = [Hit.from_row(row, score=float(row.score)) for row in rows]
-        self._highlight(db, hits, query, params)
+        self._highlight(db, hits, query, params, request.public_only)
         return HitPage(hits=hits, total=rows[0].total if rows else 0)
 
-    def _highlight(self, db: Session, hits: list[Hit], query: str, params: dict[str, Any]) -> None:
-        """ts_headline for one page of hits; a locked answer is never passed to it."""
+    def _highlight(
+        self, db: Session, hits: list[Hit], query: str, params: dict[str, Any], public: bool
+    ) -> None:
+        """ts_headline for one page of hits; for a viewer with locked answers, of public text
+        only (a locked answer is never passed to it)."""
         if not hits:
             return
-        readable = [hit.id for hit in hits if not hit.locked]
         values = {name: value for name, value in params.items() if name.startswith("tsq")}
         values |= {"ids": [hit.id for hit in hits], "opts": HEADLINE, "title_opts": TITLE_HEADLINE}
-        answer = "''"
-        if readable:
-            values["readable"] = readable
-            answer = (
-                f"CASE WHEN d.id = ANY(:readable)"
-                f" THEN ts_headline('english', d.answer, {query}, :opts) ELSE '' END"
-            )
+        answer = "d.public_answer" if public else "d.answer"
         statement = text(
             f"""
             SELECT d.id,
                    ts_headline('english', d.title, {query}, :title_opts) AS title,
                    ts_headline('english', d.lede, {query}, :opts) AS lede,
                    ts_headline('english', d.body, {query}, :opts) AS body,
-                   {answer} AS answer
+                   ts_headline('english', {answer}, {query}, :opts) AS answer
             FROM search_documents AS d
             WHERE d.id = ANY(:ids)
             """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -25,5 +26,26 @@ def test_a_questions_answer_does_not_change_its_concept_order(
     changed = load_site_content(copy)
     again = changed.question_by_slug[question.slug]
     assert again.answer_text != question.answer_text  # the answer did change
+    assert [c.slug for c in again.concepts] == [c.slug for c in question.concepts]
+    assert again.concept_scores == question.concept_scores
+
+
+def test_a_questions_rubric_items_do_not_change_its_concept_order(
+    tmp_path: Path, content_store: ContentStore
+) -> None:
+    """The items follow the answer's rule (members who revealed it only): tying every item to
+    the last card must not lift it."""
+    question = next(q for q in content_store.questions if not q.is_free and len(q.concepts) > 2)
+    last = question.concepts[-1]
+    copy = tmp_path / "content"
+    shutil.copytree(CONTENT, copy)
+    path = copy / "questions" / f"{question.slug}.md"
+    text = path.read_text()
+    retied = re.sub(r"(?m)^(\s+concepts: )\[[^\]]*\]", rf"\g<1>[{last.slug}]", text)
+    assert retied != text
+    path.write_text(retied)
+    changed = load_site_content(copy)
+    again = changed.question_by_slug[question.slug]
+    assert {s for item in again.rubric.items for s in item.concepts} == {last.slug}
     assert [c.slug for c in again.concepts] == [c.slug for c in question.concepts]
     assert again.concept_scores == question.concept_scores

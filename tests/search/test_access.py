@@ -22,9 +22,10 @@ def _words(text: str) -> list[str]:
 
 
 def answer_only_phrase(question: Question, sentences: list[str]) -> str:
-    """Four consecutive plain words of the answer that its public text (title, lede, tags)
-    does not have in a row."""
-    public = " ".join(_words(" ".join([question.title, question.lede_text, *question.meta.tags])))
+    """Four consecutive plain words of the answer that its public text (title, lede, teaser,
+    tags) does not have in a row."""
+    shown = [question.title, question.lede_text, question.teaser_text, *question.meta.tags]
+    public = " ".join(_words(" ".join(shown)))
     for sentence in sentences:
         words = _words(sentence)
         for start in range(len(words) - 3):
@@ -82,3 +83,16 @@ def test_free_answers_are_searched_for_everyone(
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", question.answer_text) if len(s) > 40]
     phrase = answer_only_phrase(question, sentences)
     assert question.url in urls(visitor, phrase)
+
+
+def test_visitors_find_a_locked_question_by_its_teaser(
+    clients: tuple[TestClient, TestClient], content_store: ContentStore
+) -> None:
+    """The teaser is public (visitors read it in the answer's place), so it is searched for them."""
+    visitor, _ = clients
+    question = next(q for q in content_store.questions if not q.is_free)
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", question.teaser_text) if len(s) > 40]
+    words = " ".join(_words(max(sentences, key=len))).split()
+    phrase = '"' + " ".join(words[:5]) + '"'
+    found = search(visitor, phrase)
+    assert question.url in [shown.url for shown in found], (question.slug, phrase)
