@@ -15,6 +15,7 @@ from jinja2 import Environment
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.accounts.deps import get_viewer
+from app.api.sizing_memo import SizingMemo
 from app.content.diagrams import stylesheet_classes
 from app.content.holder import ContentHolder, StaticContent
 from app.content.loader import load_content
@@ -115,6 +116,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     )
     app.state.write_gate = WriteGate(database, enabled=settings.is_sqlite)
     app.state.page_cache = PageCache()
+    app.state.sizing_memo = SizingMemo()
     app.state.short_lived = ShortLived()
     app.state.forget_versions = app.state.short_lived.clear
 

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.api.sizing_compute import answer_sizing, warm_up
+from app.api.sizing_memo import SizingMemo, preset_key
 from app.api.sizing_schemas import (
     MAX_CONFIG_BYTES,
     GPUInfo,
@@ -66,11 +67,19 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
     object as `prefill size --json`. All sizes are bytes; lengths are tokens. At most
     120 requests a minute per client (429 with Retry-After beyond)."""
     raw = await request.body()
-    limited = await run_in_threadpool(throttle, request, db, background, SIZING_API_PER_CLIENT)
-    if limited is not None:
-        return limited
-    # Parsing and sizing are CPU work: in a worker process (no shared interpreter lock, and a
-    # wall-clock limit), or without one configured, a worker thread.
+    if request.app.state.settings.rate_limits:
+        limited = await run_in_threadpool(throttle, request, db, background, SIZING_API_PER_CLIENT)
+        if limited is not None:
+            return limited
+    key = preset_key(raw)
+    if key is not None:  # a preset: bounded work, and often asked before
+        memo: SizingMemo = request.app.state.sizing_memo
+        if (hit := memo.get(key)) is None:
+            hit = await run_in_threadpool(_serialised, raw)
+            memo.put(key, hit)
+        return Response(hit[1], status_code=hit[0], media_type="application/json")
+    # An inline config's cost depends on the sender: in a worker process (no shared interpreter
+    # lock, and a wall-clock limit), or without one configured, a worker thread.
     pool: ComputePool | None = request.app.state.compute_pool
     try:
         if pool is None:
@@ -85,6 +94,11 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
     except ComputeUnavailable:
         return _unavailable("the sizing workers restarted; send the request again")
     return JSONResponse(payload, status_code=status)
+
+
+def _serialised(raw: bytes) -> tuple[int, bytes]:
+    status, payload = answer_sizing(raw)
+    return status, JSONResponse(payload).body
 
 
 def _unavailable(message: str) -> JSONResponse:
