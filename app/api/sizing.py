@@ -31,6 +31,7 @@ from app.sizing import GPUS, SizingRequest, list_presets, load_preset, size
 from app.sizing.gpu_perf import interconnect
 from app.sizing.gpus import GPU
 from app.web.body_limit import capped_body_route
+from app.web.caching import CachedPage
 from app.web.compute_pool import (
     SIZING_TIME_LIMIT_SECONDS,
     ComputePool,
@@ -77,7 +78,10 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
         if (hit := memo.get(key)) is None:
             hit = await run_in_threadpool(_serialised, raw)
             memo.put(key, hit)
-        return Response(hit[1], status_code=hit[0], media_type="application/json")
+        status, answer = hit
+        response = answer.response(request)
+        response.status_code = status
+        return response
     # An inline config's cost depends on the sender: in a worker process (no shared interpreter
     # lock, and a wall-clock limit), or without one configured, a worker thread.
     pool: ComputePool | None = request.app.state.compute_pool
@@ -96,9 +100,9 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
     return JSONResponse(payload, status_code=status)
 
 
-def _serialised(raw: bytes) -> tuple[int, bytes]:
+def _serialised(raw: bytes) -> tuple[int, CachedPage]:
     status, payload = answer_sizing(raw)
-    return status, JSONResponse(payload).body
+    return status, CachedPage.of(JSONResponse(payload))
 
 
 def _unavailable(message: str) -> JSONResponse:

@@ -16,6 +16,7 @@ from collections import OrderedDict
 from typing import Any
 
 from app.api.sizing_compute import InvalidInput, parse_json_body
+from app.web.caching import CachedPage
 
 # A preset request with every field set is a few hundred bytes; a body this small cannot carry
 # a config worth sending to the pool, and parsing it on the event loop costs microseconds.
@@ -37,21 +38,22 @@ def preset_key(raw: bytes) -> str | None:
 
 
 class SizingMemo:
-    """A small LRU of (status, JSON bytes), safe to use from worker threads."""
+    """A small LRU of (status, answer), safe to use from worker threads. The answer keeps its gzip
+    encoding once made, as the page cache does: compressing costs more than the lookup."""
 
     def __init__(self, max_entries: int = MEMO_ENTRIES) -> None:
         self.max_entries = max_entries
-        self._entries: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[int, CachedPage]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> tuple[int, bytes] | None:
+    def get(self, key: str) -> tuple[int, CachedPage] | None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
                 self._entries.move_to_end(key)
             return entry
 
-    def put(self, key: str, entry: tuple[int, bytes]) -> None:
+    def put(self, key: str, entry: tuple[int, CachedPage]) -> None:
         with self._lock:
             self._entries[key] = entry
             self._entries.move_to_end(key)

@@ -7,6 +7,7 @@ import json
 from starlette.testclient import TestClient
 
 from app.api.sizing_memo import SMALL_BODY_BYTES, SizingMemo, preset_key
+from app.web.caching import CachedPage
 
 PRESET = {"model": "llama-3.1-70b", "gpu": "H200", "gpus": 8, "context": 32768}
 
@@ -24,6 +25,9 @@ def test_a_preset_request_is_answered_once_then_from_memory(client: TestClient) 
         headers={"content-type": "application/json"},
     )
     assert again.status_code == 200 and again.content == first.content
+    assert again.headers["content-type"] == "application/json"
+    zipped = client.post("/api/v1/sizing", json=PRESET, headers={"accept-encoding": "gzip"})
+    assert zipped.headers.get("content-encoding") == "gzip" and zipped.json() == first.json()
 
 
 def test_errors_are_remembered_as_errors(client: TestClient) -> None:
@@ -45,5 +49,5 @@ def test_configs_and_large_bodies_are_not_memo_keys() -> None:
 def test_the_memo_is_bounded() -> None:
     memo = SizingMemo(max_entries=2)
     for n in range(3):
-        memo.put(str(n), (200, b"{}"))
+        memo.put(str(n), (200, CachedPage(b"{}", "application/json", {})))
     assert memo.get("0") is None and memo.get("2") is not None
