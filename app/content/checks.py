@@ -126,3 +126,19 @@ def _shared_run(summary: str, answer: str) -> str | None:
         if f" {run} " in answer_words:
             return run
     return None
+
+
+def check_wrapped_sums(path: Path, body: str, collector: _Collector) -> None:
+    """House style writes lists with '-'. A line that starts with '+ ' is a sum wrapped onto a
+    new line, which markdown would turn into a list item."""
+    in_fence = False
+    for number, line in enumerate(body.splitlines(), 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        elif not in_fence and line.startswith("+ "):
+            collector.add(
+                path,
+                f"line {number} of the body starts with '+ ', which markdown makes a list item; "
+                "end the previous line with the '+' instead",
+                "body",
+            )

@@ -19,6 +19,7 @@ from app.content.checks import (
     check_references,
     check_rubric_summaries,
     check_unique,
+    check_wrapped_sums,
 )
 from app.content.diagrams import DiagramLibrary
 from app.content.markdown import (
@@ -144,6 +145,7 @@ def _read_meta(
     if meta.slug != path.stem:
         collector.add(path, f"must match the file name ({path.stem!r})", "slug")
         return None
+    check_wrapped_sums(path, body, collector)
     return meta, body
 
 

@@ -95,3 +95,18 @@ def test_widget_front_matter_fills_in_what_a_block_leaves_out(tmp_path: Path) ->
 
     load_content(root, figures=fake_figure, widgets=widget)
     assert seen == [{"model": "llama-3.1-8b", "gpus": "4", "context": "8192"}]
+
+
+def test_a_sum_wrapped_onto_a_plus_line_is_refused(tmp_path: Path) -> None:
+    from app.content.checks import check_wrapped_sums
+    from app.content.loader import _Collector
+
+    collector = _Collector(tmp_path)
+    body = (
+        "Weights 4 ms\n+ cache 11 ms = 15 ms.\n\n```text\n+ inside a fence is fine\n```\n- a list\n"
+    )
+    check_wrapped_sums(tmp_path / "page.md", body, collector)
+    assert [error.message for error in collector.errors] == [
+        "line 2 of the body starts with '+ ', which markdown makes a list item; "
+        "end the previous line with the '+' instead"
+    ]
