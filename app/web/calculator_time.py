@@ -62,39 +62,40 @@ def verdict(result: dict[str, Any], remedy_results: dict[str, dict[str, Any]]) -
     t = result["time"]
     d = t["bound_detail"]
     b, ctx = t["batch"], fmt.tokens_short(result["inputs"]["context"])
+    seqs = f"{b:,} sequence" if b == 1 else f"{b:,} sequences"  # an embed's default batch is 1
     kv = _pct(d["kv_share"])
     step = f"{t['decode_step_ms']:,.1f} ms"
     bound = t["bound"]
     if bound == "kv_capacity":
         if d["step_bound"] == "kv_bandwidth":
             head = (
-                f"At {b:,} sequences of {ctx} this replica is KV-bound twice over: the pool is "
+                f"At {seqs} of {ctx} this replica is KV-bound twice over: the pool is "
                 f"full and {kv} of each {step} step reads the cache."
             )
         else:
             head = (
-                f"At {b:,} sequences of {ctx} the KV pool is full; each {step} step is bound by "
+                f"At {seqs} of {ctx} the KV pool is full; each {step} step is bound by "
                 f"{_words(d['step_bound'])} ({kv} reads the cache)."
             )
     elif bound == "kv_bandwidth":
         head = (
-            f"At {b:,} sequences of {ctx}, {kv} of each {step} step reads the cache: more compute "
+            f"At {seqs} of {ctx}, {kv} of each {step} step reads the cache: more compute "
             "would not help, fewer KV bytes per token would."
         )
     elif bound == "weight_bandwidth":
         head = (
-            f"At {b:,} sequences each {step} step mostly streams weights "
+            f"At {seqs} each {step} step mostly streams weights "
             f"({_pct(d['weights_share'])}): the batch rides nearly free up to about "
             f"{t['ridge_batch']:,} sequences."
         )
     elif bound == "compute":
         head = (
-            f"At {b:,} sequences the step ({step}) is compute-bound, past the ridge of about "
+            f"At {seqs} the step ({step}) is compute-bound, past the ridge of about "
             f"{t['ridge_batch']:,}: more sequences add time in proportion."
         )
     else:
         head = (
-            f"At {b:,} sequences all-reduces take {_pct(d['communication_share'])} of each "
+            f"At {seqs} all-reduces take {_pct(d['communication_share'])} of each "
             f"{step} step: a smaller tp with more replicas would cut it."
         )
     fix = remedy_results.get("fp8_kv")

@@ -103,3 +103,10 @@ def test_the_flagship_embed_scores_remedies_in_slo_units(sqlite_client: TestClie
     assert "KV-bound twice over" in embed
     assert '<th scope="col">Tokens/s</th><th scope="col">TPOT (ms)</th>' in embed
     assert "Store the KV cache in fp8" in embed
+
+
+def test_verdict_says_one_sequence_in_the_singular(sqlite_client: TestClient) -> None:
+    params = {**FLAGSHIP, "concurrency": "1"}
+    time = unescape(panel(sqlite_client.get("/calculator", params=params).text))
+    assert "At 1 sequence " in time
+    assert "At 1 sequences" not in time
