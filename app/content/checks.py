@@ -129,9 +129,12 @@ def _shared_run(summary: str, answer: str) -> str | None:
 
 
 def check_wrapped_sums(path: Path, body: str, collector: _Collector) -> None:
-    """House style writes lists with '-'. A line that starts with '+ ' is a sum wrapped onto a
-    new line, which markdown would turn into a list item."""
+    """Lines that markdown would turn into a block though the author wrapped a sentence: house
+    style writes lists with '-', so a line starting '+ ' is a sum carried onto a new line; and a
+    line starting '> ' straight after a line of prose is a comparison carried over, not a quote
+    (a real quote follows a blank line)."""
     in_fence = False
+    previous = ""
     for number, line in enumerate(body.splitlines(), 1):
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
@@ -142,3 +145,16 @@ def check_wrapped_sums(path: Path, body: str, collector: _Collector) -> None:
                 "end the previous line with the '+' instead",
                 "body",
             )
+        elif (
+            not in_fence
+            and line.startswith(">")
+            and previous.strip()
+            and not previous.startswith(">")
+        ):
+            collector.add(
+                path,
+                f"line {number} of the body starts with '>' right after prose, which markdown "
+                "makes a quote; end the previous line with the '>' instead",
+                "body",
+            )
+        previous = line

@@ -12,15 +12,30 @@ from app.content.markdown import html_to_text
 from app.content.store import ContentStore
 from tests.helpers import signup
 
+FIGURE = re.compile(r'<figure class="diagram" id="diagram-([a-z0-9-]+)">.*?</figure>', re.S)
+# The embedded calculator: computed by the public calculator for anyone, not authored text.
+EMBED = re.compile(r'<figure class="sizing-embed".*?</figure>', re.S)
+
+
+def public_diagrams(store: ContentStore) -> set[str]:
+    """Diagrams a visitor sees anyway: those drawn on a free answer or on a concept card."""
+    pages = [q.answer_html for q in store.questions if q.is_free]
+    pages += [c.body_html for c in store.concepts]
+    return {name for page in pages for name in FIGURE.findall(page)}
+
 
 def locked_sentences(store: ContentStore) -> dict[str, list[str]]:
-    """Per account-only question: sentences of its answer that are not in its teaser."""
+    """Per account-only question: sentences of its answer that are not in its teaser (nor in a
+    calculator embed, nor in a diagram that a public page shows too)."""
     found: dict[str, list[str]] = {}
+    shared = public_diagrams(store)
     for question in store.questions:
         if question.is_free:
             continue
         teaser = html_to_text(question.teaser_html)
-        sentences = re.split(r"(?<=[.!?])\s+", question.answer_text)
+        answer = EMBED.sub("", question.answer_html)
+        answer = FIGURE.sub(lambda f: "" if f.group(1) in shared else f.group(0), answer)
+        sentences = re.split(r"(?<=[.!?])\s+", html_to_text(answer))
         secret = [
             s for s in sentences if len(s) > 40 and s not in teaser and s not in question.lede_text
         ]

@@ -25,14 +25,15 @@ def answer_only_phrase(question: Question, sentences: list[str]) -> str:
     """Four consecutive plain words of the answer that its public text (title, lede, teaser,
     tags) does not have in a row."""
     shown = [question.title, question.lede_text, question.teaser_text, *question.meta.tags]
-    public = " ".join(_words(" ".join(shown)))
+    # Search engines drop stop words from a phrase, so compare what is left of it.
+    public = " ".join(w for w in _words(" ".join(shown)) if w not in STOP_WORDS)
     for sentence in sentences:
         words = _words(sentence)
         for start in range(len(words) - 3):
             window = words[start : start + 4]
             plain = all(w.isalpha() for w in window)
-            telling = sum(w not in STOP_WORDS for w in window) >= 3
-            if plain and telling and " ".join(window) not in public:
+            telling = [w for w in window if w not in STOP_WORDS]
+            if plain and len(telling) >= 3 and " ".join(telling) not in public:
                 return '"' + " ".join(window) + '"'
     raise AssertionError(f"{question.slug}: no answer-only phrase")
 

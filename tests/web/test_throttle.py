@@ -16,6 +16,7 @@ from app.api import sizing as sizing_api
 from app.api import sizing_compute
 from app.deploy_check import check_settings
 from app.ratelimit import Limit
+from app.sizing import load_preset_config
 from app.web import throttle
 from tests.conftest import make_settings
 from tests.helpers import csrf_token, signup
@@ -177,7 +178,9 @@ def test_a_timed_out_sizing_answers_503(app_factory, sqlite_url, monkeypatch) ->
 
     monkeypatch.setattr(app.state.compute_pool, "run", too_slow)
     with TestClient(app) as client:
-        response = client.post("/api/v1/sizing", json=SIZING)
+        # An inline config goes to the pool (a preset is answered in a thread, from memory).
+        body = {"config": load_preset_config("llama-3.1-8b"), "context": 4096}
+        response = client.post("/api/v1/sizing", json=body)
     assert response.status_code == 503
     assert "did not finish within 2 seconds" in response.json()["detail"]
     assert response.headers["retry-after"] == "1"
