@@ -90,15 +90,17 @@ def main() -> None:
                 stop.set()
                 for sender in senders:
                     sender.join()
-                row["sizing_per_s"] = counts.count(200) / (args.seconds + 0.5)
-                row["sizing_errors"] = len(counts) - counts.count(200)
+                # A family the core refuses (422, named) is answered too: the reader ran in full.
+                answered = counts.count(200) + counts.count(422)
+                row["sizing_per_s"] = answered / (args.seconds + 0.5)
+                row["sizing_errors"] = len(counts) - answered
                 results[f"worst-case sizing ({name}) x{args.connections}"] = row
         finally:
             server.terminate()
             server.wait()
     print(
         f"{'/ping while':<36} {'n':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
-        f"{'sizing/s':>9} {'non-200':>8}"
+        f"{'answers/s':>9} {'5xx':>8}"
     )
     for label, row in results.items():
         rate = (

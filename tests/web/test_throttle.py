@@ -168,6 +168,23 @@ def test_the_pool_stops_a_computation_past_its_limit_and_recovers() -> None:
         pool.shutdown()
 
 
+def test_sizing_workers_run_at_a_lower_priority_than_the_web_process() -> None:
+    import os
+
+    from app.web.compute_pool import ComputePool
+
+    pool = ComputePool(workers=1, timeout_seconds=5.0)
+
+    async def scenario() -> int:
+        return await pool.run(os.getpriority, os.PRIO_PROCESS, 0, warm_up=sizing_compute.warm_up)
+
+    try:
+        worker_niceness = run_loop(scenario())
+    finally:
+        pool.shutdown()
+    assert worker_niceness > os.getpriority(os.PRIO_PROCESS, 0)
+
+
 def test_a_timed_out_sizing_answers_503(app_factory, sqlite_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from app.web.compute_pool import ComputeTimeout
 
