@@ -4,6 +4,7 @@ cards, and internal links that resolve."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,7 @@ from app.content.models import Concept, Question
 if TYPE_CHECKING:
     from app.content.loader import _Collector
     from app.content.page_renderer import PageRenderer
+    from app.content.render_cache import RenderCache
 
 
 def check_unique(
@@ -85,37 +87,47 @@ _WORD = re.compile(r"[a-z0-9]+")
 _SHARED_RUN = 7
 
 
-def check_rubric_summaries(questions: list[Question], collector: _Collector) -> None:
-    """The rubric summary is public: it may say what is scored, never the answer's facts."""
+def check_rubric_summaries(
+    questions: list[Question], collector: _Collector, cache: RenderCache
+) -> None:
+    """The rubric summary is public: it may say what is scored, never the answer's facts. The
+    verdict is a pure function of the question's text, so an unchanged question is not checked
+    again."""
     for question in questions:
-        summary = question.meta.rubric.summary
         rubric = question.meta.rubric
         private = " ".join(
             [question.answer_text]
             + [item.text for item in rubric.items]
             + list(rubric.bands.values())
         )
-        for label, pattern in (("figure", _NUMBER), ("name", _CODE_NAME)):
-            found = {m.group() for m in pattern.finditer(summary)}
-            given_away = sorted(
-                token
-                for token in found
-                if re.search(rf"(?<![\w.,]){re.escape(token)}(?![\w]|[.,]\d)", private)
+        texts = (rubric.summary, question.answer_text, private)
+        problems = cache.memo(
+            "summary-check", "\x1f".join(texts), partial(_summary_problems, *texts)
+        )
+        for problem in problems:
+            collector.add(question.path, problem, "rubric.summary")
+
+
+def _summary_problems(summary: str, answer: str, private: str) -> list[str]:
+    problems = []
+    for label, pattern in (("figure", _NUMBER), ("name", _CODE_NAME)):
+        found = {m.group() for m in pattern.finditer(summary)}
+        given_away = sorted(
+            token
+            for token in found
+            if re.search(rf"(?<![\w.,]){re.escape(token)}(?![\w]|[.,]\d)", private)
+        )
+        if given_away:
+            problems.append(
+                f"the summary gives away the {label}(s) {', '.join(given_away)} "
+                "from the answer or rubric; say what is scored, not the result"
             )
-            if given_away:
-                collector.add(
-                    question.path,
-                    f"the summary gives away the {label}(s) {', '.join(given_away)} "
-                    "from the answer or rubric; say what is scored, not the result",
-                    "rubric.summary",
-                )
-        copied = _shared_run(summary, question.answer_text)
-        if copied:
-            collector.add(
-                question.path,
-                f"the summary copies the answer ({copied!r}); say what is scored, in other words",
-                "rubric.summary",
-            )
+    copied = _shared_run(summary, answer)
+    if copied:
+        problems.append(
+            f"the summary copies the answer ({copied!r}); say what is scored, in other words"
+        )
+    return problems
 
 
 def _shared_run(summary: str, answer: str) -> str | None:
@@ -133,6 +145,8 @@ def check_wrapped_sums(path: Path, body: str, collector: _Collector) -> None:
     style writes lists with '-', so a line starting '+ ' is a sum carried onto a new line; and a
     line starting '> ' straight after a line of prose is a comparison carried over, not a quote
     (a real quote follows a blank line)."""
+    if "\n+ " not in "\n" + body and "\n>" not in "\n" + body:
+        return  # nearly every page: nothing to look at
     in_fence = False
     previous = ""
     for number, line in enumerate(body.splitlines(), 1):

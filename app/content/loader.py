@@ -325,7 +325,7 @@ def load_content(
     concept_aliases = check_unique(concepts, "concept slug", collector)
     concept_by_slug = {concept.slug: concept for concept in concepts}
     check_references(questions, concept_by_slug, collector)
-    check_rubric_summaries(questions, collector)
+    check_rubric_summaries(questions, collector, cache)
     known = {
         "questions": {q.slug for q in questions} | set(question_aliases),
         "concepts": set(concept_by_slug) | set(concept_aliases),
@@ -334,12 +334,14 @@ def load_content(
     check_links(renderer, known, collector)
     if collector.errors:
         raise ContentInvalid(collector.errors)
-    cache.save()
-    return ContentStore.build(
+    store = ContentStore.build(
         tracks=list(tracks.values()),
         questions=questions,
         concepts=concepts,
         question_aliases=question_aliases,
         concept_aliases=concept_aliases,
         fingerprint=content_fingerprint(root),
+        cache=cache,
     )
+    cache.save()
+    return store

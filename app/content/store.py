@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.content.models import Concept, Question, Track
 from app.content.ranking import TextIndex, jaccard, overlap_score
+from app.content.render_cache import RenderCache
 from app.content.schema import LEVEL_ORDER
 
 RELATED_CONCEPTS = 4
@@ -42,6 +44,7 @@ class ContentStore:
         question_aliases: dict[str, str],
         concept_aliases: dict[str, str],
         fingerprint: str,
+        cache: RenderCache | None = None,
     ) -> ContentStore:
         questions = sorted(questions, key=lambda q: (q.track.position, q.meta.order, q.title))
         concepts = sorted(
@@ -59,13 +62,34 @@ class ContentStore:
             question_by_slug={q.slug: q for q in questions},
             concept_by_slug={c.slug: c for c in concepts},
         )
-        store._link()
+        store._link(cache or RenderCache(None, ""))
         return store
 
-    def _link(self) -> None:
+    def _link(self, cache: RenderCache) -> None:
         for track in self.tracks:
             track.questions = [q for q in self.questions if q.track is track]
             track.concepts = [c for c in self.concepts if c.track is track]
+        # The ranking is a pure function of the content (its fingerprint covers every file): an
+        # unchanged catalogue reads it back instead of building the text index again.
+        ranking = cache.memo("ranking", self.fingerprint, self._rank)
+        for question in self.questions:
+            scores = ranking["scores"][question.slug]
+            question.concept_scores = scores
+            question.concepts = [
+                self.concept_by_slug[slug] for slug in ranking["order"][question.slug]
+            ]
+        asked_by: dict[str, list[Question]] = {concept.slug: [] for concept in self.concepts}
+        for question in self.questions:
+            for concept in question.concepts:
+                asked_by[concept.slug].append(question)
+        for concept in self.concepts:
+            concept.questions = asked_by[concept.slug]
+            concept.related = [
+                self.concept_by_slug[slug] for slug in ranking["related"][concept.slug]
+            ]
+
+    def _rank(self) -> dict[str, Any]:
+        """Card order and scores per question, related cards per card (slugs: JSON-ready)."""
         # A question is ranked on its public text only (title, lede, teaser, rubric summary and,
         # below, tags): never its answer or the rubric's items, which only members who may read
         # the answer see. So the card order under "The concepts behind this question" is one
@@ -74,17 +98,19 @@ class ContentStore:
             {f"q:{q.slug}": public_text(q) for q in self.questions}
             | {f"c:{c.slug}": f"{c.title} {c.summary_text} {c.body_text}" for c in self.concepts}
         )
-        for question in self.questions:
-            self._rank_question_concepts(question, index)
-        asked_by: dict[str, list[Question]] = {concept.slug: [] for concept in self.concepts}
-        for question in self.questions:
-            for concept in question.concepts:
-                asked_by[concept.slug].append(question)
-        for concept in self.concepts:
-            concept.questions = asked_by[concept.slug]
-            concept.related = self._related_concepts(concept, index)
+        ranked = {q.slug: self._rank_question_concepts(q, index) for q in self.questions}
+        return {
+            "scores": {slug: scores for slug, (scores, _) in ranked.items()},
+            "order": {slug: order for slug, (_, order) in ranked.items()},
+            "related": {
+                c.slug: [other.slug for other in self._related_concepts(c, index)]
+                for c in self.concepts
+            },
+        }
 
-    def _rank_question_concepts(self, question: Question, index: TextIndex) -> None:
+    def _rank_question_concepts(
+        self, question: Question, index: TextIndex
+    ) -> tuple[dict[str, float], list[str]]:
         scores = {
             slug: overlap_score(
                 tags=jaccard(question.meta.tags, self.concept_by_slug[slug].meta.tags),
@@ -97,8 +123,7 @@ class ContentStore:
             (slug for slug in question.meta.concepts if slug not in pinned),
             key=lambda slug: (-scores[slug], self.concept_by_slug[slug].title),
         )
-        question.concept_scores = scores
-        question.concepts = [self.concept_by_slug[slug] for slug in pinned + ranked]
+        return scores, pinned + ranked
 
     def _related_concepts(self, concept: Concept, index: TextIndex) -> list[Concept]:
         scored = []

@@ -156,3 +156,22 @@ def test_two_processes_starting_at_once_both_load_and_leave_a_whole_file(
     assert outputs[0] == outputs[1] and int(outputs[0]) > 0
     _, after = load(content, cache_file)
     assert after.misses == 0
+
+
+def test_the_card_ranking_is_reused_and_follows_a_changed_page(
+    content: Path, tmp_path: Path
+) -> None:
+    cache_file = tmp_path / "render.json"
+    first, _ = load(content, cache_file)
+    order = [c.slug for c in first.question_by_slug["first-question"].concepts]
+    assert order == ["kv-cache", "paging"]  # the tags it shares with the kv-cache card
+    again, warm = load(content, cache_file)
+    assert warm.misses == 0
+    assert [c.slug for c in again.question_by_slug["first-question"].concepts] == order
+    page = content / "questions" / "first-question.md"
+    page.write_text(page.read_text().replace("tags: [kv-cache, capacity]", "tags: [paging]"))
+    changed, _ = load(content, cache_file)
+    assert [c.slug for c in changed.question_by_slug["first-question"].concepts] == [
+        "paging",
+        "kv-cache",
+    ]
