@@ -121,7 +121,13 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     app.state.forget_versions = app.state.short_lived.clear
 
     environment = make_environment(
-        {"static_url": assets.url, "level_labels": LEVEL_LABELS},
+        {
+            "static_url": assets.url,
+            "level_labels": LEVEL_LABELS,
+            # The text face, fetched with the HTML rather than after the stylesheet: it is then
+            # usually in place before first paint, and text does not reflow when it arrives.
+            "text_font_url": next(iter(assets.font_urls("css/layout.css")), None),
+        },
         reload=settings.env == "development",
     )
     app.state.renderer = Renderer(environment)

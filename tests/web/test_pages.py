@@ -9,6 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from app.content.store import ContentStore
+from app.settings import PROJECT_ROOT
 
 
 def section_order(html: str) -> list[str]:
@@ -173,15 +174,23 @@ def test_security_headers(sqlite_client: TestClient) -> None:
 
 def test_static_files_have_hashed_immutable_urls(sqlite_client: TestClient) -> None:
     html = sqlite_client.get("/").text
-    css = re.search(r'href="(/static/css/app\.[0-9a-f]{10}\.css)"', html)
+    # One stylesheet, bundled from the sources in memory, so one round trip before first paint.
+    assert len(re.findall(r'rel="stylesheet"', html)) == 1
+    css = re.search(r'href="(/static/css/site\.[0-9a-f]{10}\.css)"', html)
     assert css
     response = sqlite_client.get(css.group(1))
     assert response.status_code == 200
     assert "immutable" in response.headers["cache-control"]
+    assert response.headers["content-type"] == "text/css; charset=utf-8"
+    for source in ("app.css", "calculator.css", "layout.css"):
+        first_rule = (PROJECT_ROOT / "static" / "css" / source).read_text().strip()[:200]
+        assert first_rule in response.text, source
     assert (
-        sqlite_client.get("/static/css/app.0000000000.css").headers["cache-control"]
+        sqlite_client.get("/static/css/site.0000000000.css").headers["cache-control"]
         != (response.headers["cache-control"])
     )
+    font = re.search(r'<link rel="preload" href="(/static/vendor/fonts/[^"]+\.woff2)"', html)
+    assert font and sqlite_client.get(font.group(1)).status_code == 200
     assert sqlite_client.get("/static/../app/main.py").status_code == 404
 
 
