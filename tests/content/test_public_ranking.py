@@ -12,14 +12,19 @@ from app.main import load_site_content
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 
 
+def locked_question_copy(tmp_path: Path, store: ContentStore):  # type: ignore[no-untyped-def]
+    """(a locked question with three or more cards, the content copied, its file in the copy)."""
+    question = next(q for q in store.questions if not q.is_free and len(q.concepts) > 2)
+    copy = tmp_path / "content"
+    shutil.copytree(CONTENT, copy)
+    return question, copy, copy / "questions" / f"{question.slug}.md"
+
+
 def test_a_questions_answer_does_not_change_its_concept_order(
     tmp_path: Path, content_store: ContentStore
 ) -> None:
-    question = next(q for q in content_store.questions if not q.is_free and len(q.concepts) > 2)
+    question, copy, path = locked_question_copy(tmp_path, content_store)
     last = question.concepts[-1]
-    copy = tmp_path / "content"
-    shutil.copytree(CONTENT, copy)
-    path = copy / "questions" / f"{question.slug}.md"
     text = path.read_text()
     stuffing = f"\n\n{(last.title + ' ' + last.summary_text + ' ') * 30}\n"
     path.write_text(text.replace("\n## Sources", stuffing + "\n## Sources", 1))
@@ -35,11 +40,8 @@ def test_a_questions_rubric_items_do_not_change_its_concept_order(
 ) -> None:
     """The items follow the answer's rule (members who revealed it only): tying every item to
     the last card must not lift it."""
-    question = next(q for q in content_store.questions if not q.is_free and len(q.concepts) > 2)
+    question, copy, path = locked_question_copy(tmp_path, content_store)
     last = question.concepts[-1]
-    copy = tmp_path / "content"
-    shutil.copytree(CONTENT, copy)
-    path = copy / "questions" / f"{question.slug}.md"
     text = path.read_text()
     retied = re.sub(r"(?m)^(\s+concepts: )\[[^\]]*\]", rf"\g<1>[{last.slug}]", text)
     assert retied != text
