@@ -29,6 +29,7 @@ from app.mail_worker import MailWorker
 from app.ratelimit import RateLimiter
 from app.settings import PROJECT_ROOT, Settings
 from app.web.assets import AssetManifest
+from app.web.body_limit import BodyReadMiddleware, refuse_unread_body, route_limits
 from app.web.caching import GZIP_LEVEL, GZIP_MINIMUM_SIZE, PageCache, ShortLived
 from app.web.client_address import ForwardedHeadersMiddleware, Network, parse_networks
 from app.web.compute_pool import SIZING_TIME_LIMIT_SECONDS, ComputePool
@@ -87,8 +88,9 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
         database.dispose()
 
     app = FastAPI(
-        # Every route: the viewer is known, and unsafe methods need a CSRF token.
-        dependencies=[Depends(verify_csrf), Depends(get_viewer)],
+        # Every route: a refused body stops here; the viewer is known; unsafe methods need a
+        # CSRF token.
+        dependencies=[Depends(refuse_unread_body), Depends(verify_csrf), Depends(get_viewer)],
         title="Prefill API",
         version="1",
         description=API_DESCRIPTION,
@@ -142,6 +144,9 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     install_site(app)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=GZIP_LEVEL)
     app.add_middleware(write_gate_middleware(app.state.write_gate))
+    # Outside the write gate: a body is read whole (capped, against a clock) before a request
+    # may take the write slot, so a stalled upload holds nothing that others wait for.
+    app.add_middleware(BodyReadMiddleware, limit_for=route_limits(lambda: app.router.routes))
     app.add_middleware(CSRFCookieMiddleware, policy=app.state.cookies)
     app.add_middleware(SecurityHeadersMiddleware, always_hsts=settings.is_production)
     app.add_middleware(HeadAsGetMiddleware)  # HEAD is a GET to everything inside

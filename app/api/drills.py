@@ -25,8 +25,10 @@ from app.drills import (
     grade,
     in_unit,
 )
+from app.web.body_limit import KIB, capped_body_route
 
-router = APIRouter(prefix="/api/v1", tags=["drills"])
+# An answer is a seed and a hundred characters at most: a few KiB is plenty.
+router = APIRouter(prefix="/api/v1", tags=["drills"], route_class=capped_body_route(4 * KIB))
 Number = int | float | list[int]
 
 

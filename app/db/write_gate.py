@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.db.session import READ_ONLY_FLAG, SAFE_METHODS, Database
 
 # Unsafe-method endpoints that never write: they skip the gate and get a read-only session.
-READ_ONLY_PREFIXES = ("/api/v1/sizing", "/calculator", "/comments/preview")
+READ_ONLY_PREFIXES = ("/api/v1/sizing", "/api/v1/drills/", "/calculator", "/comments/preview")
 
 
 class WriteGate:

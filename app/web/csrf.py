@@ -19,6 +19,7 @@ from fastapi import HTTPException, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.db.session import SAFE_METHODS
+from app.web.body_limit import LIMIT_KEY as BODY_LIMIT_KEY
 from app.web.cookies import CSRF, CookiePolicy, cookie_policy
 
 CSRF_FIELD = "csrf_token"
@@ -72,9 +73,9 @@ async def verify_csrf(request: Request) -> None:
     if not submitted and request.headers.get("content-type", "").startswith(
         ("application/x-www-form-urlencoded", "multipart/form-data")
     ):
-        # A route that caps its body (the calculator takes a pasted config of a few MiB) lets a
-        # field be as large as the cap; elsewhere Starlette's 1 MiB per field stands.
-        cap = getattr(request, "limit", None)
+        # A field may be as large as the body's cap (the calculator takes a pasted config of a
+        # few MiB); Starlette's own default is 1 MiB a field.
+        cap = request.scope.get("state", {}).get(BODY_LIMIT_KEY)
         form = await (request.form(max_part_size=cap) if cap else request.form())
         value = form.get(CSRF_FIELD)
         submitted = value if isinstance(value, str) else None
