@@ -1,4 +1,10 @@
-"""Security headers on every response (a pure ASGI middleware: no per-request copying)."""
+"""Security headers on every response (a pure ASGI middleware: no per-request copying).
+
+HTML pages also default to `Cache-Control: private, no-cache` where the route sets no policy
+of its own: a page may carry a member's CSRF token or state (a thread's edit links, a sign-in
+form), and no shared cache may keep it or serve it without asking. Routes whose pages are the
+same for everyone set their own policy (app/web/caching.py).
+"""
 
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ BASE_HEADERS = [
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), interest-cohort=()"),
 ]
 HSTS = (b"strict-transport-security", b"max-age=63072000; includeSubDomains")
+HTML_DEFAULT_CACHE = (b"cache-control", b"private, no-cache")
 
 
 class SecurityHeadersMiddleware:
@@ -48,9 +55,18 @@ class SecurityHeadersMiddleware:
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
                 headers.extend(h for h in BASE_HEADERS if h[0] not in present)
+                if b"cache-control" not in present and _is_html(headers):
+                    headers.append(HTML_DEFAULT_CACHE)
                 if https:
                     headers.append(HSTS)
                 message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _is_html(headers: list[tuple[bytes, bytes]]) -> bool:
+    return any(
+        name.lower() == b"content-type" and value.lower().startswith(b"text/html")
+        for name, value in headers
+    )
