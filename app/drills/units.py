@@ -89,6 +89,7 @@ _PER = {"token": "token", "tok": "token", "sequence": "sequence", "seq": "sequen
 
 _NUMBER = re.compile(
     r"""^(?P<int>\d{1,3}(?:,\d{3})+|\d+)?(?:\.(?P<frac>\d+))?(?:[eE](?P<exp>[+-]?\d+))?""",
+    flags=re.ASCII,  # \d is ASCII 0-9 only: no Arabic-Indic, full-width or other digits
 )
 _APPROX = ("~", "≈", "about ", "approx ", "approx. ", "around ")
 
@@ -247,7 +248,8 @@ def parse_degrees(text: object) -> tuple[int, ...]:
         raise AnswerError(f"That is more than {MAX_LIST} degrees.")
     degrees = []
     for part in parts:
-        if not part.isdigit() or len(part) > 5:
+        # isdigit() alone is true for "²" and "①", which int() refuses.
+        if not (part.isascii() and part.isdigit()) or len(part) > 5:
             raise AnswerError(f"Could not read “{part[:20]}” as a TP degree (a whole number).")
         degrees.append(int(part))
     if 0 in degrees:

@@ -3,6 +3,8 @@ that cannot be read."""
 
 from __future__ import annotations
 
+import re
+
 from starlette.testclient import TestClient
 
 from app.drills import SKILLS, generate
@@ -72,3 +74,15 @@ def test_documented_in_openapi(sqlite_client: TestClient) -> None:
     assert {"/api/v1/drills", "/api/v1/drills/{skill}", "/api/v1/drills/{skill}/answer"} <= set(
         paths
     )
+
+
+def test_a_unicode_digit_is_a_422_on_the_api_and_the_form(sqlite_client: TestClient) -> None:
+    api = sqlite_client.post("/api/v1/drills/tp-degrees/answer", json={"seed": 2, "answer": "²"})
+    assert api.status_code == 422 and "²" in api.json()["detail"][0]["msg"]
+    page = sqlite_client.get("/drills/tp-degrees?seed=2").text
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert token
+    form = sqlite_client.post(
+        "/drills/tp-degrees/answer", data={"seed": "2", "answer": "1, ²", "csrf_token": token[1]}
+    )
+    assert form.status_code in (200, 422) and "²" in form.text

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from app.drills import SKILLS, generate, grade
 from app.drills.units import (
     AnswerError,
     parse_bytes,
@@ -166,3 +170,51 @@ def test_degree_refusals(text: str, says: str) -> None:
     with pytest.raises(AnswerError) as error:
         parse_degrees(text)
     assert says in error.value.message
+
+
+# Unicode digits and signs: str.isdigit() is true for "²" and "①", int() refuses them, and
+# Python's \d matches Arabic-Indic or full-width digits. Every skill's parser either reads an
+# answer or says why it cannot; nothing else may escape (it was a 500 on the API and the form).
+_NUMERIC = st.characters(categories=["Nd", "No", "Nl", "Sm", "Pd"])
+_ANSWERS = st.text(st.one_of(_NUMERIC, st.sampled_from("0123456789.,eE+- /KiBGMms[]")), max_size=12)
+_UNICODE_EXAMPLES = [
+    "²",
+    "1²",
+    "①",
+    "٣",
+    "٣ KiB",
+    "１２８",
+    "−5",
+    "－3",
+    "⁻1",
+    "1e٣",
+    "1, ²",
+    "½",
+    "𝟏𝟐",
+]
+
+
+@pytest.mark.parametrize("skill", list(SKILLS))
+def test_unicode_digits_and_signs_are_read_or_refused_never_a_crash(skill: str) -> None:
+    drill = generate(skill, 7)
+    for text in _UNICODE_EXAMPLES:
+        _grade_or_refuse(drill, text)
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(_ANSWERS)
+    def check(text: str) -> None:
+        _grade_or_refuse(drill, text)
+
+    check()
+
+
+def _grade_or_refuse(drill, text: str) -> None:  # type: ignore[no-untyped-def]
+    with contextlib.suppress(AnswerError):
+        grade(drill, text)
+
+
+def test_non_ascii_digits_are_not_numbers() -> None:
+    with pytest.raises(AnswerError):
+        parse_degrees("²")
+    with pytest.raises(AnswerError):
+        parse_bytes("٣ KiB")
