@@ -41,6 +41,8 @@ from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import Renderer, make_environment
 
 STATIC_DIR = PROJECT_ROOT / "static"
+# What the compute pool's workers run: the sizing API's and the calculator's pasted configs.
+COMPUTE_MODULES = ("app.api.sizing_compute", "app.web.calculator_view")
 TEMPLATE_DIR = PROJECT_ROOT / "templates"
 API_DESCRIPTION = """Prefill's JSON API: content (questions and concept cards, respecting access),
 and the KV-cache / GPU-memory sizing core. Sizes are integers in bytes; KiB/MiB/GiB are 1024-based."""
@@ -112,7 +114,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     app.state.mail_worker = mail_worker
     app.state.rate_limiter = RateLimiter()
     app.state.compute_pool = (
-        ComputePool(settings.sizing_workers, SIZING_TIME_LIMIT_SECONDS)
+        ComputePool(settings.sizing_workers, SIZING_TIME_LIMIT_SECONDS, preload=COMPUTE_MODULES)
         if settings.sizing_workers
         else None
     )

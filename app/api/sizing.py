@@ -16,7 +16,7 @@ from fastapi import APIRouter, BackgroundTasks, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.api.sizing_compute import answer_sizing, warm_up
+from app.api.sizing_compute import answer_sizing
 from app.api.sizing_memo import SizingMemo, preset_key
 from app.api.sizing_schemas import (
     MAX_CONFIG_BYTES,
@@ -89,7 +89,7 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
         if pool is None:
             status, payload = await run_in_threadpool(answer_sizing, raw)
         else:
-            status, payload = await pool.run(answer_sizing, raw, warm_up=warm_up)
+            status, payload = await pool.run(answer_sizing, raw)
     except ComputeTimeout:
         return _unavailable(
             f"the sizing did not finish within {SIZING_TIME_LIMIT_SECONDS:g} seconds and was "

@@ -6,11 +6,9 @@ It imports only pydantic and the sizing core, so the worker processes that run i
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import math
-import os
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,17 +25,6 @@ from app.sizing import (
 )
 
 REQUEST_FIELDS = tuple(field.name for field in dataclasses.fields(SizingRequest))
-
-
-# Sizing workers yield the CPU to the web process: a burst of costly configs then slows the
-# sizings, not every other request (on a machine with fewer cores than busy processes).
-WORKER_NICENESS = 10
-
-
-def warm_up() -> None:
-    """Run once in each new worker: the imports above are its start-up cost."""
-    with contextlib.suppress(OSError, AttributeError):  # not permitted, or not a POSIX system
-        os.nice(WORKER_NICENESS)
 
 
 class InvalidInput(Exception):

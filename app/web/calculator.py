@@ -14,7 +14,6 @@ from typing import Any
 
 from fastapi import APIRouter, BackgroundTasks, Request
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
@@ -25,8 +24,15 @@ from app.web.body_limit import capped_body_route
 from app.web.caching import conditional_async
 from app.web.calculator_compare import compare_view, read_compare
 from app.web.calculator_form import FIELDS, MAX_CONFIG_CHARS, CalcForm, prepare, read_form
-from app.web.calculator_view import SizingView, build_view
+from app.web.calculator_view import SizingView, build_view, size_form
+from app.web.compute_pool import (
+    SIZING_TIME_LIMIT_SECONDS,
+    ComputePool,
+    ComputeTimeout,
+    ComputeUnavailable,
+)
 from app.web.deps import Templates
+from app.web.errors import error_response
 from app.web.templating import is_htmx
 from app.web.throttle import CALCULATOR_PER_CLIENT, throttle
 
@@ -99,10 +105,18 @@ def is_live_update(request: Request) -> bool:
     return is_htmx(request) and request.headers.get(LIVE_HEADER) == "1"
 
 
-def render_calculator(request: Request, templates: Templates, form: CalcForm) -> Response:
+NOT_SIZED = object()  # render_calculator sizes the form itself
+
+
+def render_calculator(
+    request: Request, templates: Templates, form: CalcForm, view: Any = NOT_SIZED
+) -> Response:
     # Opening the config tab is not an error: there is simply nothing to size yet.
     awaiting = form.source == "config" and not form.config_text.strip() and request.method == "GET"
-    view = None if awaiting else build_view(prepare(form))
+    if awaiting:
+        view = None
+    elif view is NOT_SIZED:
+        form, view = size_form(form)
     live_hint = view is None and not awaiting and is_live_update(request)
     values = {
         **shared_values(),
@@ -151,15 +165,28 @@ async def calculator_config(
             # the text and sends no file.
             raw = await upload.read(MAX_CONFIG_CHARS + 1)
             form.config_text = raw.decode("utf-8", errors="replace")
-    # Parsing, sizing and rendering are CPU work: a worker thread keeps the event loop free.
-    return await run_in_threadpool(_limited_render, request, templates, db, background, form)
-
-
-def _limited_render(
-    request: Request, templates: Templates, db: Session, background: BackgroundTasks, form: CalcForm
-) -> Response:
-    limited = throttle(request, db, background, CALCULATOR_PER_CLIENT)
-    return limited or render_calculator(request, templates, form)
+    limited = await run_in_threadpool(throttle, request, db, background, CALCULATOR_PER_CLIENT)
+    if limited is not None:
+        return limited
+    # Parsing and sizing an untrusted config is CPU work whose cost the sender chooses: in a
+    # worker process, as the sizing API does (no shared interpreter lock, a wall-clock limit),
+    # or without one configured, a worker thread. Rendering is ours: a worker thread.
+    pool: ComputePool | None = request.app.state.compute_pool
+    try:
+        if pool is None:
+            form, view = await run_in_threadpool(size_form, form)
+        else:
+            form, view = await pool.run(size_form, form)
+    except ComputeTimeout:
+        message = (
+            f"Sizing this config did not finish within {SIZING_TIME_LIMIT_SECONDS:g} seconds "
+            "and was stopped (the server is busy). Please try again."
+        )
+        return error_response(request, 503, message, {"retry-after": "1"})
+    except ComputeUnavailable:
+        message = "The sizing workers restarted under this request. Please send it again."
+        return error_response(request, 503, message, {"retry-after": "1"})
+    return await run_in_threadpool(render_calculator, request, templates, form, view)
 
 
 @router.get("/calculator/compare")

@@ -13,7 +13,7 @@ from typing import Any
 from app.sizing import SizingError, remedies, size
 from app.sizing.request import MAX_CONTEXT
 from app.web import sizing_format as fmt
-from app.web.calculator_form import CalcForm, Prepared, record_error
+from app.web.calculator_form import CalcForm, Prepared, prepare, record_error
 from app.web.calculator_time import TimeView, build_time_view
 from app.web.charts import (
     NARROW,
@@ -98,6 +98,12 @@ def layer_label(kind: str, *, mla: bool) -> str:
     if mla and kind == "full_attention":
         return "MLA latent"
     return kind.replace("_", " ")
+
+
+def size_form(form: CalcForm) -> tuple[CalcForm, SizingView | None]:
+    """Parse and size the form's model; the form comes back with any field errors recorded.
+    Picklable both ways: a pasted config is sized in a compute-pool worker."""
+    return form, build_view(prepare(form))
 
 
 def build_view(

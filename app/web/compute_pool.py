@@ -5,13 +5,18 @@ costly sizings would still slow every other request. Processes do not share it. 
 has a wall-clock limit: past it, the pool's processes are terminated (a running computation
 cannot be interrupted any other way), the call answers `ComputeTimeout`, and the next call starts
 a fresh pool. Workers start on first use (spawned: nothing of the app's state or threads is
-copied) and stop with the app.
+copied) and stop with the app. Each worker lowers its priority and imports the modules whose
+functions it will run (`preload`) as it starts, before the first timed call: a worker's start
+is not counted against a computation's limit, whichever caller started the pool.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -33,36 +38,49 @@ class ComputeUnavailable(Exception):
     """The pool was restarted under this call (another call timed out); try again."""
 
 
+# Workers yield the CPU to the web process: a burst of costly configs then slows the sizings,
+# not every other request (on a machine with fewer cores than busy processes).
+WORKER_NICENESS = 10
+
+
+def _start_worker(preload: tuple[str, ...]) -> None:
+    with contextlib.suppress(OSError, AttributeError):  # not permitted, or not a POSIX system
+        os.nice(WORKER_NICENESS)
+    for module in preload:
+        importlib.import_module(module)
+
+
 def _nothing() -> None:
     pass
 
 
 class ComputePool:
-    def __init__(self, workers: int, timeout_seconds: float) -> None:
+    def __init__(self, workers: int, timeout_seconds: float, preload: tuple[str, ...] = ()) -> None:
         self.workers = workers
         self.timeout_seconds = timeout_seconds
+        self.preload = preload
         self._executor: ProcessPoolExecutor | None = None
         self._ready: list[Future[Any]] = []
         self._lock = threading.Lock()
 
-    def _pool(self, warm_up: Callable[[], object] | None) -> ProcessPoolExecutor:
+    def _pool(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._executor is None:
                 self._executor = ProcessPoolExecutor(
-                    max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
+                    max_workers=self.workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_start_worker,
+                    initargs=(self.preload,),
                 )
-                # Start every worker now (each imports the function's module); the time limit
-                # is for the computation, not for a worker's start.
-                task = warm_up or _nothing
-                self._ready = [self._executor.submit(task) for _ in range(self.workers)]
+                # Start every worker now; the time limit is for the computation, not for a
+                # worker's start.
+                self._ready = [self._executor.submit(_nothing) for _ in range(self.workers)]
             return self._executor
 
-    async def run(
-        self, function: Callable[..., T], *args: Any, warm_up: Callable[[], object] | None = None
-    ) -> T:
-        """`function(*args)` in a worker process (both must be picklable: module-level).
-        `warm_up`, a module-level function of the same module, starts new workers."""
-        pool = self._pool(warm_up)
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """`function(*args)` in a worker process (both must be picklable: `function` at module
+        level, best in a module named in `preload`)."""
+        pool = self._pool()
         try:
             for ready in list(self._ready):
                 await asyncio.wrap_future(ready)

@@ -176,7 +176,7 @@ def test_sizing_workers_run_at_a_lower_priority_than_the_web_process() -> None:
     pool = ComputePool(workers=1, timeout_seconds=5.0)
 
     async def scenario() -> int:
-        return await pool.run(os.getpriority, os.PRIO_PROCESS, 0, warm_up=sizing_compute.warm_up)
+        return await pool.run(os.getpriority, os.PRIO_PROCESS, 0)
 
     try:
         worker_niceness = run_loop(scenario())
@@ -201,3 +201,48 @@ def test_a_timed_out_sizing_answers_503(app_factory, sqlite_url, monkeypatch) ->
     assert response.status_code == 503
     assert "did not finish within 2 seconds" in response.json()["detail"]
     assert response.headers["retry-after"] == "1"
+
+
+def test_a_pasted_config_is_sized_in_the_pool_like_the_api(app_factory, sqlite_url) -> None:  # type: ignore[no-untyped-def]
+    """The calculator's pasted config costs what its sender chooses: it is sized in a worker
+    process (its pid is not the web process's), and the page is the same as from a thread."""
+    from tests.web.test_calculator import config_post, stats
+
+    config = json.dumps(load_preset_config("qwen3-30b-a3b"))
+    pages = []
+    for workers in (0, 1):
+        app = app_factory(sqlite_url, sizing_workers=workers)
+        with TestClient(app) as client:
+            pool = app.state.compute_pool
+            sized_in: list[str] = []
+            if pool is not None:
+                real_run = pool.run
+
+                async def spy(function, *args, real_run=real_run, sized_in=sized_in):  # type: ignore[no-untyped-def]
+                    sized_in.append(function.__name__)
+                    return await real_run(function, *args)
+
+                pool.run = spy
+            page = config_post(client, config)
+            assert page.status_code == 200, page.text[:500]
+            assert sized_in == ([] if pool is None else ["size_form"])
+            bad = config_post(client, '{"n_layer": "x"}')
+            assert bad.status_code == 422
+            pages.append((stats(page.text), "n_layer" in bad.text or "config" in bad.text))
+    assert pages[0] == pages[1]
+
+
+def test_a_timed_out_pasted_config_answers_a_503_page(app_factory, sqlite_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from app.web.compute_pool import ComputeTimeout
+    from tests.web.test_calculator import config_post
+
+    app = app_factory(sqlite_url, sizing_workers=1)
+
+    async def too_slow(*_args, **_kwargs):  # type: ignore[no-untyped-def]
+        raise ComputeTimeout
+
+    monkeypatch.setattr(app.state.compute_pool, "run", too_slow)
+    with TestClient(app) as client:
+        page = config_post(client, json.dumps(load_preset_config("llama-3.1-8b")))
+    assert page.status_code == 503 and "did not finish within 2 seconds" in page.text
+    assert page.headers["retry-after"] == "1"
