@@ -175,7 +175,11 @@ def _startup_checks(settings: Settings) -> list[Network]:
 
 def _content_holder(settings: Settings, environment: Environment) -> ContentHolder:
     load = partial(
-        load_site_content, settings.content_dir, environment, render_cache=settings.render_cache
+        load_site_content,
+        settings.content_dir,
+        environment,
+        render_cache=settings.render_cache,
+        secret_key=settings.resolved_secret_key(),
     )
     reload = settings.reload_content or settings.env == "development"
     return ContentHolder(settings.content_dir, load, reload=reload)
@@ -186,10 +190,12 @@ def load_site_content(
     environment: Environment | None = None,
     *,
     render_cache: Path | None = None,
+    secret_key: str = "",
 ) -> ContentStore:
     """Load content/ with live figures and the embedded widget rendered by the web templates.
 
-    With `render_cache`, what was rendered from unchanged input by the same code is read back.
+    With `render_cache`, what was rendered from unchanged input by the same code is read back
+    (from a file signed with `secret_key`).
     """
     from app.content.figures import render_figure
     from app.web.widgets import make_widget_renderer
@@ -200,7 +206,7 @@ def load_site_content(
     cache = None
     if render_cache is not None:
         version = code_version([PROJECT_ROOT / "app", TEMPLATE_DIR], salt=assets.fingerprint)
-        cache = RenderCache(render_cache, version)
+        cache = RenderCache(render_cache, version, key=secret_key)
     return load_content(
         content_dir,
         figures=render_figure,

@@ -7,6 +7,10 @@ with the sizing core's presets and GPU catalogue, templates/, the versions of th
 parse and highlight) and of the caller's salt (the static assets' fingerprint, which widgets link
 to). A file stamped with another version is ignored, never trusted.
 
+Rendered pages are served as they are, so the file is signed: its first line is an HMAC of the
+rest under the site's secret key, and a file whose signature does not match (edited by hand or by
+anything that can write under var/ but does not hold the key) is ignored and rendered anew.
+
 Processes on one machine share the file: each writes a complete new file under a temporary name
 and renames it into place, so a reader sees the old file or the new one, never half of one; two
 processes starting at once both render and both write the same thing.
@@ -15,6 +19,7 @@ processes starting at once both render and both write the same thing.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import tempfile
@@ -24,7 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
-FORMAT = 1
+FORMAT = 2  # 2: signed
 # Libraries whose output or parsing ends up in a rendered page.
 RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "pygments", "jinja2", "pyyaml")
 
@@ -79,9 +84,10 @@ YAML_CODEC = (_encode_yaml, _decode_yaml)
 class RenderCache:
     """Memoises pure rendering steps by their input; `save()` writes what this load used."""
 
-    def __init__(self, path: Path | None, version: str) -> None:
+    def __init__(self, path: Path | None, version: str, key: str = "") -> None:
         self.path = path
         self.version = version
+        self._key = f"render-cache:{key}".encode()
         self.hits = 0
         self.misses = 0
         self._old: dict[str, Any] = self._read() if path else {}
@@ -90,14 +96,19 @@ class RenderCache:
     def _read(self) -> dict[str, Any]:
         assert self.path is not None
         try:
-            with self.path.open("rb") as handle:
-                data = json.load(handle)
+            signature, _, payload = self.path.read_bytes().partition(b"\n")
+            if not hmac.compare_digest(signature, self._sign(payload)):
+                return {}
+            data = json.loads(payload)
         except (OSError, ValueError):
             return {}
         if not isinstance(data, dict) or data.get("version") != self.version:
             return {}
         entries = data.get("entries")
         return entries if isinstance(entries, dict) else {}
+
+    def _sign(self, payload: bytes) -> bytes:
+        return hmac.new(self._key, payload, hashlib.sha256).hexdigest().encode()
 
     def memo(
         self,
@@ -137,11 +148,13 @@ class RenderCache:
         if self.path is None or not self.stale:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"version": self.version, "entries": self._used}
+        payload = json.dumps(
+            {"version": self.version, "entries": self._used}, separators=(",", ":")
+        ).encode()
         handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".render-", suffix=".tmp")
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(payload, out, separators=(",", ":"))
+            with os.fdopen(handle, "wb") as out:
+                out.write(self._sign(payload) + b"\n" + payload)
             os.replace(temporary, self.path)
         except OSError:
             # A read-only or full disk costs the next start time, nothing else.

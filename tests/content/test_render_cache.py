@@ -27,10 +27,18 @@ def content(tmp_path: Path) -> Path:
     return root
 
 
-def load(root: Path, cache_file: Path, version: str = VERSION):  # type: ignore[no-untyped-def]
-    cache = RenderCache(cache_file, version)
+KEY = "render-cache-test-key"
+
+
+def load(root: Path, cache_file: Path, version: str = VERSION, key: str = KEY):  # type: ignore[no-untyped-def]
+    cache = RenderCache(cache_file, version, key=key)
     store = load_content(root, figures=fake_figure, widgets=fake_widget, cache=cache)
     return store, cache
+
+
+def read_cache(path: Path) -> dict:
+    """The file's JSON, after its signature line."""
+    return json.loads(path.read_bytes().partition(b"\n")[2])
 
 
 def pages(store) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -82,7 +90,7 @@ def test_another_code_version_never_reads_the_file(content: Path, tmp_path: Path
     load(content, cache_file, version="old")
     _, other = load(content, cache_file, version="new")
     assert other.hits == 0
-    assert json.loads(cache_file.read_text())["version"] == "new"
+    assert read_cache(cache_file)["version"] == "new"
 
 
 def test_the_version_follows_the_code_and_the_salt(tmp_path: Path) -> None:
@@ -99,20 +107,36 @@ def test_the_version_follows_the_code_and_the_salt(tmp_path: Path) -> None:
 def test_a_forged_entry_under_another_version_is_ignored(content: Path, tmp_path: Path) -> None:
     cache_file = tmp_path / "render.json"
     load(content, cache_file)
-    data = json.loads(cache_file.read_text())
+    data = read_cache(cache_file)
     data["entries"] = {key: ["<script>forged</script>", [], []] for key in data["entries"]}
     data["version"] = "someone else's"
-    cache_file.write_text(json.dumps(data))
+    cache_file.write_text("unsigned\n" + json.dumps(data))
     store, _ = load(content, cache_file)
     assert "forged" not in "".join(pages(store).values())
 
 
+def test_a_forged_entry_without_the_key_is_ignored(content: Path, tmp_path: Path) -> None:
+    """Whoever can write under var/ but does not hold the secret key cannot put a page on the
+    site: an entry forged under the right version, signed with another key, is never served."""
+    cache_file = tmp_path / "render.json"
+    load(content, cache_file)
+    data = read_cache(cache_file)
+    data["entries"] = {key: ["<script>forged</script>", [], []] for key in data["entries"]}
+    forger = RenderCache(cache_file, VERSION, key="a guessed key")
+    payload = json.dumps(data, separators=(",", ":")).encode()
+    cache_file.write_bytes(forger._sign(payload) + b"\n" + payload)
+    store, cache = load(content, cache_file)
+    assert cache.hits == 0 and "forged" not in "".join(pages(store).values())
+    _, again = load(content, cache_file)  # the file was rewritten, signed with the site's key
+    assert again.misses == 0
+
+
 def test_a_torn_or_garbage_file_is_a_cold_start(content: Path, tmp_path: Path) -> None:
     cache_file = tmp_path / "render.json"
-    cache_file.write_text('{"version": "v1", "entries": {"render:')
+    cache_file.write_text('abc\n{"version": "v1", "entries": {"render:')
     store, cache = load(content, cache_file)
     assert cache.hits == 0 and store.questions
-    assert json.loads(cache_file.read_text())["version"] == VERSION
+    assert read_cache(cache_file)["version"] == VERSION
 
 
 def test_invalid_content_writes_no_cache(tmp_path: Path) -> None:
@@ -142,7 +166,7 @@ def test_two_processes_starting_at_once_both_load_and_leave_a_whole_file(
         "from app.content.render_cache import RenderCache\n"
         "from tests.content.test_loader import fake_figure, fake_widget\n"
         f"store = load_content(Path({str(content)!r}), figures=fake_figure, widgets=fake_widget,"
-        f" cache=RenderCache(Path({str(cache_file)!r}), {VERSION!r}))\n"
+        f" cache=RenderCache(Path({str(cache_file)!r}), {VERSION!r}, key={KEY!r}))\n"
         "print(len(store.questions))\n"
     )
     runs = [
