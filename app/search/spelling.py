@@ -213,12 +213,17 @@ def correct_word(db: Session, word: str) -> str | None:
     return (_corrections(db, [word]) or {}).get(word)
 
 
+def eligible(query: SearchQuery) -> bool:
+    """Short enough to be a typo away from a result (see the module's note)."""
+    return len(query.text) <= MAX_SUGGEST_CHARS and len(query.text.split()) <= MAX_SUGGEST_WORDS
+
+
 def suggest(db: Session, query: SearchQuery) -> Suggestion | None:
     """The query with each misspelt word corrected, or None if nothing needed correcting (or
     the query is too long to be a typo away from a result)."""
-    words = query.text.split()
-    if len(query.text) > MAX_SUGGEST_CHARS or len(words) > MAX_SUGGEST_WORDS:
+    if not eligible(query):
         return None
+    words = query.text.split()
     bare = [word.strip("\"'-()").lower() for word in words]
     asked = list(dict.fromkeys(word for word in bare if checkable(word)))
     fixes = _corrections(db, asked)
