@@ -160,3 +160,17 @@ def test_parallel_posts_keep_the_counts_exact(app, content_store: ContentStore) 
     assert set(statuses) <= {200, 303}, statuses
     assert counts(app, "aaazorp", "eeezorp") == {"aaazorp": 18, "eeezorp": 18}
     assert_matches_a_full_recount(app)
+
+
+def test_a_word_written_through_another_process_is_offered_at_once(
+    app_factory, database_url: str, content_store: ContentStore
+) -> None:  # type: ignore[no-untyped-def]
+    """SQLite's per-process copy is keyed by the version the writer bumps in its transaction:
+    a copy loaded before another process wrote is never served after it."""
+    reader, writer = app_factory(database_url), app_factory(database_url)
+    with TestClient(reader) as visitor, TestClient(writer) as author:
+        assert did_you_mean(visitor.get("/search", params={"q": "glimmerbolx"}).text) is None
+        signup(author)
+        post_comment(author, content_store.questions[0].url, "Try the glimmerbolt schedule")
+        offered = visitor.get("/search", params={"q": "glimmerbolx", "n": "1"}).text
+        assert did_you_mean(offered) == "/search?q=glimmerbolt"
