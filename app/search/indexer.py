@@ -10,6 +10,10 @@ half of each.
 
 Posts: one document per visible post, written in the same transaction as the post (see
 `post_events.py`); a hard-deleted post's document also goes by the foreign key's cascade.
+
+Every write here also passes the change of the document's public words to the spelling
+vocabulary (`vocabulary.py`), in the same transaction; the vocabulary is recounted in full under
+the state row's lock when it was never built (the first start after its migration).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from app.content.store import ContentStore
 from app.db.base import utcnow
 from app.db.models.discussion import Post
 from app.db.session import Database
+from app.search import vocabulary
 from app.search.highlight import clean
 from app.search.models import CONTENT_KINDS, SearchDocument, SearchIndexState, page_key
 
@@ -36,6 +41,7 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 documents = SearchDocument.__table__
 states = SearchIndexState.__table__
+_PUBLIC = [documents.c[name] for name in vocabulary.PUBLIC_COLUMNS]
 
 
 def content_version(store: ContentStore) -> str:
@@ -99,24 +105,37 @@ def _is_current(db: Session | Connection, version: str, expected: int) -> bool:
 
 
 def ensure_content_indexed(database: Database, store: ContentStore) -> bool:
-    """Index the content unless it already is. Returns True when this call wrote documents."""
+    """Index the content (and count the vocabulary) unless it already is. Returns True when this
+    call wrote anything."""
     version = content_version(store)
     rows = content_rows(store)
     with database.reader() as db, db.begin():
-        if _is_current(db, version, len(rows)):
+        if _is_current(db, version, len(rows)) and vocabulary.is_built(db):
             return False
     with database.writer() as db, db.begin():
         _lock_state_row(db)
-        if _is_current(db, version, len(rows)):
+        content_current = _is_current(db, version, len(rows))
+        counted = vocabulary.is_built(db)
+        if content_current and counted:
             return False  # another process did it while we waited for the lock
-        db.execute(delete(documents).where(documents.c.kind.in_(CONTENT_KINDS)))
-        if rows:
-            db.execute(insert(documents), rows)
-        db.execute(
-            update(states)
-            .where(states.c.name == CONTENT_STATE)
-            .values(fingerprint=version, documents=len(rows), indexed_at=utcnow())
-        )
+        if not content_current:
+            old = db.execute(
+                delete(documents).where(documents.c.kind.in_(CONTENT_KINDS)).returning(*_PUBLIC)
+            ).mappings()
+            removed = vocabulary.counts(old)
+            if rows:
+                db.execute(insert(documents), rows)
+            db.execute(
+                update(states)
+                .where(states.c.name == CONTENT_STATE)
+                .values(fingerprint=version, documents=len(rows), indexed_at=utcnow())
+            )
+            if counted:
+                delta = vocabulary.counts(rows)
+                delta.subtract(removed)
+                vocabulary.apply(db, delta)
+        if not counted:
+            vocabulary.rebuild(db)  # after the content is written: it counts every document
     return True
 
 
@@ -165,11 +184,12 @@ def write_post(connection: Connection, post: Any) -> None:
         remove_post(connection, post.id)
         return
     row = post_row(post)
-    changed = connection.execute(
-        update(documents).where(documents.c.post_id == post.id).values(**row)
-    )
-    if not changed.rowcount:
+    old = connection.execute(select(*_PUBLIC).where(documents.c.post_id == post.id)).first()
+    if old is None:
         connection.execute(insert(documents).values(**row))
+    else:
+        connection.execute(update(documents).where(documents.c.post_id == post.id).values(**row))
+    vocabulary.apply(connection, vocabulary.change(old._mapping if old else None, row))
 
 
 def write_replies(connection: Connection, parent_id: int) -> None:
@@ -180,7 +200,11 @@ def write_replies(connection: Connection, parent_id: int) -> None:
 
 
 def remove_post(connection: Connection, post_id: int) -> None:
-    connection.execute(delete(documents).where(documents.c.post_id == post_id))
+    removed = connection.execute(
+        delete(documents).where(documents.c.post_id == post_id).returning(*_PUBLIC)
+    ).first()
+    if removed is not None:
+        vocabulary.apply(connection, vocabulary.change(removed._mapping, None))
 
 
 # --- per process ------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The rows search reads: one document per question, concept card and visible post.
+"""The rows search reads: one document per question, concept card and visible post, and the
+spelling vocabulary built from their public words.
 
 Only the portable columns are mapped here. The engine-specific parts (the FTS5 virtual table and
 its triggers on SQLite, the tsvector columns and GIN index on PostgreSQL) live in the migration
@@ -43,7 +44,11 @@ class SearchDocument(Base):
 
 
 class SearchIndexState(Base):
-    """Which content the documents were built from; several processes check it at start-up."""
+    """Which content the documents were built from; several processes check it at start-up.
+
+    The "vocabulary" row says which `vocabulary.FORMAT` the terms were counted with; on SQLite its
+    `documents` is the vocabulary's version, bumped by every change (see vocabulary.py).
+    """
 
     __tablename__ = "search_index_state"
 
@@ -51,6 +56,16 @@ class SearchIndexState(Base):
     fingerprint: Mapped[str] = mapped_column(String(128))
     documents: Mapped[int]
     indexed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SearchTerm(Base):
+    """A public word of the search documents and how many documents use it (vocabulary.py).
+    PostgreSQL adds a trigram index on `word` (see schema.py)."""
+
+    __tablename__ = "search_terms"
+
+    word: Mapped[str] = mapped_column(String(40), primary_key=True)
+    documents: Mapped[int]
 
 
 def page_key(kind: str, slug: str) -> str:

@@ -30,14 +30,16 @@ def _after_update(_mapper: Any, connection: Any, post: Post) -> None:
         indexer.write_replies(connection, post.id)  # replies are hidden with their parent
 
 
-def _after_delete(_mapper: Any, connection: Any, post: Post) -> None:
+def _before_delete(_mapper: Any, connection: Any, post: Post) -> None:
+    # Before the post's row goes: its foreign key's cascade would take the document silently,
+    # and the vocabulary must see which words it held.
     indexer.remove_post(connection, post.id)
 
 
 _LISTENERS = (
     ("after_insert", _after_insert),
     ("after_update", _after_update),
-    ("after_delete", _after_delete),
+    ("before_delete", _before_delete),
 )
 
 

@@ -1,11 +1,18 @@
-"""GET /search: the full page for a plain form or link, the results fragment for HTMX."""
+"""GET /search: the full page for a plain form or link, the results fragment for HTMX.
+
+Searching needs no account, so it is limited per client (app/web/throttle.py): far above a
+person, live typing included (the box sends a request per 250 ms pause, at most 240 a minute
+however fast one types), and a tighter limit of its own for "did you mean", the dearer path a
+search that finds nothing takes. Past the first, a 429 (shown as a toast by the page's script);
+past the second the search still answers, without a suggestion.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
@@ -14,15 +21,20 @@ from app.content.schema import LEVEL_LABELS
 from app.content.store import ContentStore
 from app.db.session import DbSession
 from app.numbers import OutOfRange, parse_int
+from app.ratelimit import Limit
 from app.search import indexer, post_events, service, spelling
 from app.search.query import MAX_QUERY_CHARS, parse
 from app.search.service import KIND_FILTERS, KIND_LABELS, Filters
 from app.web.caching import CachedPage, accepts_gzip
 from app.web.deps import Content, Templates
 from app.web.templating import is_htmx
+from app.web.throttle import check, throttle
 
 router = APIRouter(include_in_schema=False)
 EXAMPLES = ("MLA", "prefix caching", "p99 TTFT", "tensor parallel", "KV cache sizing")
+SEARCHES_PER_CLIENT = Limit("search", max_hits=300, window_seconds=60)
+# Typing a misspelt word live asks for one at each pause; a person rarely misspells 60 a minute.
+SUGGESTIONS_PER_CLIENT = Limit("search-suggest", max_hits=60, window_seconds=60)
 
 # Posts are indexed as they are written, wherever in this process they are written.
 post_events.install()
@@ -64,6 +76,7 @@ async def search_page(
     content: Content,
     templates: Templates,
     viewer: CurrentViewer,
+    background: BackgroundTasks,
     q: str = "",
     kind: Annotated[str, Query(alias="type")] = "",
     track: str = "",
@@ -71,9 +84,13 @@ async def search_page(
     page: str = "1",
 ) -> Response:
     filters = _filters(content, kind, track, level)
+    # Every search counts, answered from memory or not: before the cache, never cached itself.
+    limited = await run_in_threadpool(throttle, request, db, background, SEARCHES_PER_CLIENT)
+    if limited is not None:
+        return limited
 
     def render() -> Response:
-        return _render(request, db, content, templates, viewer, q, filters, page)
+        return _render(request, db, content, templates, viewer, background, q, filters, page)
 
     if viewer.user is not None:  # results may include answers only a member can read
         return await run_in_threadpool(render)
@@ -93,10 +110,14 @@ def _kept(request: Request, response: Response) -> CachedPage:
     return page
 
 
-def _did_you_mean(db, content, viewer, found, filters) -> spelling.Suggestion | None:  # type: ignore[no-untyped-def]
+def _did_you_mean(
+    request, background, db, content, viewer, found, filters
+) -> spelling.Suggestion | None:  # type: ignore[no-untyped-def]
     """For a search that found nothing: the corrected query, if it finds something."""
-    if found.query.is_empty or found.total:
+    if found.query.is_empty or found.total or not spelling.eligible(found.query):
         return None
+    if check(request, db, background, SUGGESTIONS_PER_CLIENT) is not None:
+        return None  # the search itself is answered; only the extra work is refused
     suggestion = spelling.suggest(db, found.query)
     if suggestion is None:
         return None
@@ -104,16 +125,16 @@ def _did_you_mean(db, content, viewer, found, filters) -> spelling.Suggestion | 
     return suggestion if retry.total else None
 
 
-def _render(request, db, content, templates, viewer, q, filters, page) -> Response:  # type: ignore[no-untyped-def]
+def _render(request, db, content, templates, viewer, background, q, filters, page) -> Response:  # type: ignore[no-untyped-def]
     query = parse(q)
     if indexer.ensure_indexed_once(request.app.state):
         # Fresh documents: an SQLite read transaction begun earlier would not see them.
         with request.app.state.db.reader() as fresh:
             found = service.search(fresh, content, viewer, query, filters, _page_number(page))
-            suggestion = _did_you_mean(fresh, content, viewer, found, filters)
+            suggestion = _did_you_mean(request, background, fresh, content, viewer, found, filters)
     else:
         found = service.search(db, content, viewer, query, filters, _page_number(page))
-        suggestion = _did_you_mean(db, content, viewer, found, filters)
+        suggestion = _did_you_mean(request, background, db, content, viewer, found, filters)
     values = {
         "suggestion": suggestion,
         "suggestion_url": canonical_url(suggestion.text, filters, 1) if suggestion else "",

@@ -1,4 +1,4 @@
-"""Per-client request limits on the endpoints that compute (sizing, calculator, previews).
+"""Per-client request limits on the endpoints that compute (sizing, calculator, previews, search).
 
 Set far above what a person meets (typing into the calculator sends a request per pause, a paste
 one more), they only stop scripts from queueing CPU work. The counters live in the database like
@@ -18,7 +18,7 @@ from fastapi.responses import Response
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import is_read_only
-from app.ratelimit import Limit, RateLimiter
+from app.ratelimit import Limit, RateLimiter, Verdict
 from app.web.client_address import client_key
 from app.web.errors import error_response
 
@@ -36,6 +36,23 @@ def throttle(
 ) -> Response | None:
     """A 429 response when `subject` (default: the client's address) is over `limit`, else None
     with the attempt counted. Blocking: call it from a worker thread."""
+    verdict = check(request, db, background, limit, subject)
+    if verdict is None:
+        return None
+    seconds = max(1, verdict.retry_after)
+    message = f"Too many requests ({limit.describe()}). Try again in {seconds} seconds."
+    return error_response(request, 429, message, {"retry-after": str(seconds)})
+
+
+def check(
+    request: Request,
+    db: Session,
+    background: BackgroundTasks | None,
+    limit: Limit,
+    subject: str | None = None,
+) -> Verdict | None:
+    """As `throttle`, for a caller that answers a refusal its own way: the refusing verdict, or
+    None with the attempt counted."""
     if not request.app.state.settings.rate_limits:
         return None
     subject = subject or client_key(request)
@@ -50,11 +67,7 @@ def throttle(
             )
     else:
         verdict = limiter.hit(db, limit, subject)
-    if verdict.allowed:
-        return None
-    seconds = max(1, verdict.retry_after)
-    message = f"Too many requests ({limit.describe()}). Try again in {seconds} seconds."
-    return error_response(request, 429, message, {"retry-after": str(seconds)})
+    return None if verdict.allowed else verdict
 
 
 def _count(writer: sessionmaker[Session], limiter: RateLimiter, limit: Limit, subject: str) -> None:
