@@ -84,7 +84,7 @@ def test_account_salts_rebuild_keeps_every_row_key_and_index_and_never_reuses_id
     """0014 rebuilds users on SQLite (AUTOINCREMENT can only be declared at CREATE TABLE). The
     rebuild drops the old table, and with foreign keys on that DROP would cascade: sessions,
     attempts and every other member row would go. It must keep every row, foreign key and
-    index; give each account its own salts; and start ids past any id the moderation log still
+    index; give each account a credential salt; and start ids past any id the moderation log still
     names, so no new sign-up inherits a deleted account's entries."""
     from alembic import command
     from sqlalchemy import text
@@ -153,8 +153,9 @@ def test_account_salts_rebuild_keeps_every_row_key_and_index_and_never_reuses_id
     assert "AUTOINCREMENT" in create.upper()
     assert after == before
     assert sessions == [(1,)]
-    values = [value for row in salts for value in row]
-    assert len(values) == 6 and len(set(values)) == 6 and all(len(v) == 32 for v in values)
+    credential_salts = [row[0] for row in salts]
+    assert len(set(credential_salts)) == 3 and all(len(v) == 32 for v in credential_salts)
+    assert [row[1] for row in salts] == [None] * 3  # their draft namespace stays as it was
     assert new_id == 8  # past the highest id anything still names (7), not 3 reused
 
     command.downgrade(config, "0011_search_public_ranking")

@@ -10,12 +10,15 @@ moderation-log entries. `users` is rebuilt with AUTOINCREMENT there (it can only
 CREATE TABLE), and its counter starts past every id the moderation log still names. PostgreSQL
 sequences never hand an id out twice: nothing to rebuild.
 
-Two random salts per account, backfilled here:
+Two random salts per account:
 - `credential_salt`, mixed into the device cookie and unsubscribe links, replaced when the
   member's credentials change (password change or reset, "sign out other sessions"): every
-  such cookie and link then stops working.
+  such cookie and link then stops working. Backfilled here, so every device cookie and
+  unsubscribe link minted before this revision stops working once.
 - `account_salt`, mixed into the draft namespace: fixed for the account's life, so a password
-  change does not orphan the member's drafts in their own browser.
+  change does not orphan the member's drafts in their own browser. Left NULL for existing
+  accounts: their namespace stays what it was (their drafts stay theirs), and from here on no
+  new account can take their ids.
 """
 
 from __future__ import annotations
@@ -40,14 +43,12 @@ def upgrade() -> None:
     with op.batch_alter_table("users") as batch:
         for name in SALTS:
             batch.add_column(sa.Column(name, sa.String(length=32), nullable=True))
-    users = sa.table(
-        "users", sa.column("id", sa.Integer), *(sa.column(n, sa.String) for n in SALTS)
-    )
+    users = sa.table("users", sa.column("id", sa.Integer), sa.column("credential_salt", sa.String))
     for (user_id,) in connection.execute(sa.select(users.c.id)).all():
         connection.execute(
             users.update()
             .where(users.c.id == user_id)
-            .values({name: secrets.token_hex(16) for name in SALTS})
+            .values(credential_salt=secrets.token_hex(16))
         )
     # On SQLite this rebuilds the table (copy, drop, rename) with AUTOINCREMENT; see env.py for
     # why the drop cannot cascade.
@@ -56,8 +57,7 @@ def upgrade() -> None:
         recreate="always" if sqlite else "auto",
         table_kwargs={"sqlite_autoincrement": True} if sqlite else {},
     ) as batch:
-        for name in SALTS:
-            batch.alter_column(name, existing_type=sa.String(32), nullable=False)
+        batch.alter_column("credential_salt", existing_type=sa.String(32), nullable=False)
     if sqlite:
         _start_ids_past_every_named_account(connection)
 

@@ -42,7 +42,8 @@ class User(TimestampMixin, Base):
     # which revokes them all (app/accounts/credentials.py).
     credential_salt: Mapped[str] = mapped_column(String(32), default=new_salt)
     # Mixed into the draft namespace; fixed for the account's life (app/accounts/deps.py).
-    account_salt: Mapped[str] = mapped_column(String(32), default=new_salt)
+    # NULL for accounts older than the salts (migration 0014).
+    account_salt: Mapped[str | None] = mapped_column(String(32), default=new_salt)
 
     sessions: Mapped[list[UserSession]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True, lazy="raise"
