@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlalchemy as sa
 from alembic import context
 
 import app.db.models
@@ -31,6 +32,9 @@ def run_migrations_online() -> None:
     assert url
     engine = make_engine(url)
     with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            _foreign_keys(connection, on=False)
         context.configure(
             connection=connection,
             target_metadata=target_metadata,
@@ -40,7 +44,26 @@ def run_migrations_online() -> None:
         )
         with context.begin_transaction():
             context.run_migrations()
+            if sqlite:
+                _check_foreign_keys(connection)
+        if sqlite:
+            _foreign_keys(connection, on=True)
     engine.dispose()
+
+
+def _foreign_keys(connection: sa.Connection, *, on: bool) -> None:
+    """SQLite rebuilds a table in batch mode by copying it and dropping the old one, and with
+    foreign keys on, that DROP deletes every row first, cascading to each table that refers to
+    it (dropping `users` would take every session, attempt and review). The pragma is ignored
+    inside a transaction, so it is set on the driver's connection before the migration begins."""
+    connection.connection.driver_connection.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
+
+
+def _check_foreign_keys(connection: sa.Connection) -> None:
+    """With the checks off, a migration could leave a row naming nothing: refuse to commit it."""
+    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+    if broken:
+        raise RuntimeError(f"the migration left rows whose foreign keys name nothing: {broken[:5]}")
 
 
 if context.is_offline_mode():

@@ -14,11 +14,13 @@ from ua_parser import parse as parse_user_agent
 from app.accounts import limits
 from app.accounts import service as accounts
 from app.accounts import sessions as session_store
+from app.accounts.credentials import revoke_signed_credentials
 from app.accounts.deps import CurrentUser, CurrentViewer
 from app.accounts.routes import (
     account_subject,
     check,
     limiter,
+    remember_device,
     send_verification,
     sign_out_browser,
     too_many,
@@ -243,7 +245,9 @@ def update_password(
         return render_account(
             request, db, templates, viewer, section="password", errors=error.errors, status_code=422
         )
-    return done("password")
+    response = done("password")
+    remember_device(request, response, user)
+    return response
 
 
 @router.post("/account/timezone")
@@ -275,11 +279,18 @@ def revoke_session(session_id: RowId, db: DbSession, user: CurrentUser) -> Respo
 
 
 @router.post("/account/sessions/revoke-others")
-def revoke_other_sessions(db: DbSession, user: CurrentUser, viewer: CurrentViewer) -> Response:
+def revoke_other_sessions(
+    request: Request, db: DbSession, user: CurrentUser, viewer: CurrentViewer
+) -> Response:
+    """Every other session ends, and every device cookie and unsubscribe link with them: a
+    member who suspects a copied cookie needs no password change to be rid of it."""
     session_store.revoke_all(
         db, user.id, except_session_id=viewer.session.id if viewer.session else None
     )
-    return done("others-revoked")
+    revoke_signed_credentials(db, user)
+    response = done("others-revoked")
+    remember_device(request, response, user)
+    return response
 
 
 @router.get("/account/export.json")

@@ -118,7 +118,8 @@ def login_url(next_path: str) -> str:
 
 def viewer_context(request: Request) -> dict[str, Any]:
     viewer: Viewer = getattr(request.state, "viewer", ANONYMOUS)
-    owner = draft_owner(request.app.state.secret_key, viewer.user.id) if viewer.user else ""
+    user = viewer.user
+    owner = draft_owner(request.app.state.secret_key, user.id, user.account_salt) if user else ""
     return {
         "viewer": viewer,
         "current_user": viewer.user,
@@ -127,10 +128,16 @@ def viewer_context(request: Request) -> dict[str, Any]:
     }
 
 
-def draft_owner(secret_key: str, user_id: int) -> str:
+def draft_owner(secret_key: str, user_id: int, account_salt: str | None) -> str:
     """The member's namespace for drafts kept in the browser: stable per member, and opaque
-    (neither the id nor the address), since anyone at a shared browser can read localStorage."""
-    digest = hmac.new(secret_key.encode(), f"drafts:{user_id}".encode(), hashlib.sha256)
+    (neither the id nor the address), since anyone at a shared browser can read localStorage.
+
+    It mixes in the account salt, made at sign-up and never replaced: a password change keeps
+    the member's drafts theirs, and a later account can never open an earlier one's drafts (ids
+    are not reused either). Accounts older than the salt have none and keep the id-only
+    namespace they always had."""
+    message = f"drafts:{user_id}" + (f":{account_salt}" if account_salt else "")
+    digest = hmac.new(secret_key.encode(), message.encode(), hashlib.sha256)
     return digest.hexdigest()[:20]
 
 

@@ -82,10 +82,17 @@ def sign_in(request: Request, response: Response, db: DbSession, user, next_path
     cookies = cookie_policy(request)
     lifetime = int(session_store.SESSION_LIFETIME.total_seconds())
     cookies.set(response, SESSION, session_store.sign_token(secret, token), lifetime)
-    device = device_cookie(secret, user.id)
-    cookies.set(response, DEVICE, device, int(DEVICE_LIFETIME.total_seconds()))
+    remember_device(request, response, user)
     rotate_csrf(request, response)
     _record_answer_asked_for(request, db, user, next_path)
+
+
+def remember_device(request: Request, response: Response, user) -> None:  # type: ignore[no-untyped-def]
+    """Mark this browser as one that signed in to the account (again after the account's
+    device cookies were revoked: the browser that revoked them keeps its standing)."""
+    device = device_cookie(request.app.state.secret_key, user.id, user.credential_salt)
+    lifetime = int(DEVICE_LIFETIME.total_seconds())
+    cookie_policy(request).set(response, DEVICE, device, lifetime)
 
 
 def sign_out_browser(request: Request, response: Response) -> None:
@@ -197,7 +204,9 @@ def login(
         )
     known = accounts.find_by_email(db, email or "")
     device = request.cookies.get(cookie_policy(request).device)
-    if known is None or not is_known_device(request.app.state.secret_key, device, known.id):
+    if known is None or not is_known_device(
+        request.app.state.secret_key, device, known.id, known.credential_salt
+    ):
         blocked = limiter(request).peek(db, limits.LOGIN_FAILURES_PER_ACCOUNT, account)
         if not blocked.allowed:
             return too_many(

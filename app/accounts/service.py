@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts import sessions as session_store
 from app.accounts import tokens
+from app.accounts.credentials import revoke_signed_credentials
 from app.accounts.passwords import hash_password, needs_rehash, password_problem, verify_password
 from app.db.base import utcnow
 from app.db.models.accounts import ROLES, User
@@ -185,23 +186,28 @@ def change_email(db: Session, user: User, new_email: str, current_password: str)
 def change_password(
     db: Session, user: User, current_password: str, new_password: str, *, keep_session_id: int
 ) -> int:
-    """Set a new password and sign out every other session. Returns how many were revoked."""
+    """Set a new password and sign out every other session; device cookies and unsubscribe
+    links are revoked too (the caller gives this browser a new device cookie). Returns how
+    many sessions were revoked."""
     require_password(user, current_password)
     problem = password_problem(new_password or "", email=user.email, display_name=user.display_name)
     if problem:
         raise FormError({"new_password": problem})
     user.password_hash = hash_password(new_password)
+    revoke_signed_credentials(db, user)
     tokens.retire(db, user.id, tokens.RESET)
     db.flush()
     return session_store.revoke_all(db, user.id, except_session_id=keep_session_id)
 
 
 def set_password(db: Session, user: User, new_password: str) -> None:
-    """For password reset: no current password, every session is signed out."""
+    """For password reset: no current password, every session is signed out, every device
+    cookie and unsubscribe link revoked."""
     problem = password_problem(new_password or "", email=user.email, display_name=user.display_name)
     if problem:
         raise FormError({"password": problem})
     user.password_hash = hash_password(new_password)
+    revoke_signed_credentials(db, user)
     session_store.revoke_all(db, user.id)
     tokens.retire(db, user.id, tokens.RESET)
     db.flush()

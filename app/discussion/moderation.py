@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, func, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from app.accounts import service as accounts
 from app.db.base import utcnow
@@ -138,15 +138,20 @@ def unsuspend(db: Session, moderator: User, user_id: int, note: str) -> User:
 
 def log(
     db: Session, moderator: User, limit: int = 200
-) -> list[tuple[ModerationAction, User | None]]:
+) -> list[tuple[ModerationAction, User | None, bool]]:
+    """(entry, its moderator, whether the account it names is gone). An entry keeps a deleted
+    account's id; ids are never reused (users is AUTOINCREMENT on SQLite), so no later account
+    can be taken for it, and the log says the account is deleted."""
     _require_moderator(moderator)
+    target = aliased(User)
     rows = db.execute(
-        select(ModerationAction, User)
+        select(ModerationAction, User, target.id)
         .outerjoin(User, User.id == ModerationAction.moderator_id)
+        .outerjoin(target, target.id == ModerationAction.target_user_id)
         .order_by(ModerationAction.id.desc())
         .limit(limit)
     ).all()
-    return [(row[0], row[1]) for row in rows]
+    return [(row[0], row[1], row[0].target_user_id is not None and row[2] is None) for row in rows]
 
 
 def open_report_count(db: Session) -> int:

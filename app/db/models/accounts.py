@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 
 from sqlalchemy import ForeignKey, Index, String, UniqueConstraint, false, true
@@ -12,8 +13,15 @@ from app.db.base import Base, TimestampMixin, utcnow
 ROLES = ("member", "moderator", "admin")
 
 
+def new_salt() -> str:
+    return secrets.token_hex(16)
+
+
 class User(TimestampMixin, Base):
     __tablename__ = "users"
+    # SQLite would otherwise give a deleted account's id to the next sign-up (PostgreSQL's
+    # sequence never reuses one), and with it whatever still names that id.
+    __table_args__ = ({"sqlite_autoincrement": True},)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     # Stored lower-cased; uniqueness is case-insensitive by construction.
@@ -30,6 +38,12 @@ class User(TimestampMixin, Base):
     spoiler_guard: Mapped[bool] = mapped_column(default=True, server_default=true())
     notify_replies_by_email: Mapped[bool] = mapped_column(default=False, server_default=false())
     posting_suspended_until: Mapped[datetime | None] = mapped_column(default=None)
+    # Mixed into the device cookie and unsubscribe links; replaced when credentials change,
+    # which revokes them all (app/accounts/credentials.py).
+    credential_salt: Mapped[str] = mapped_column(String(32), default=new_salt)
+    # Mixed into the draft namespace; fixed for the account's life (app/accounts/deps.py).
+    # NULL for accounts older than the salts (migration 0014).
+    account_salt: Mapped[str | None] = mapped_column(String(32), default=new_salt)
 
     sessions: Mapped[list[UserSession]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True, lazy="raise"
