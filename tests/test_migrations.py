@@ -124,7 +124,7 @@ def test_account_salts_rebuild_keeps_every_row_key_and_index_and_never_reuses_id
         before = _sqlite_schema(connection)
     engine.dispose()
 
-    command.upgrade(config, "20261201_0014")
+    command.upgrade(config, "0014_account_salts")
 
     engine = create_engine(url)
     with engine.connect() as connection:
@@ -159,4 +159,4 @@ def test_account_salts_rebuild_keeps_every_row_key_and_index_and_never_reuses_id
     assert new_id == 8  # past the highest id anything still names (7), not 3 reused
 
     command.downgrade(config, "0011_search_public_ranking")
-    command.upgrade(config, "20261201_0014")
+    command.upgrade(config, "0014_account_salts")

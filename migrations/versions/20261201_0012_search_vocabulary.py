@@ -1,6 +1,6 @@
 """search vocabulary: a table of public words for "did you mean", counted at index time
 
-Revision ID: 20261201_0012
+Revision ID: 0012_search_vocabulary
 Revises: 0011_search_public_ranking
 Create Date: 2026-12-01 12:00:00.000000
 
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "20261201_0012"
+revision: str = "0012_search_vocabulary"
 down_revision: str | None = "0011_search_public_ranking"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
