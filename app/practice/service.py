@@ -137,15 +137,28 @@ def score(
     covered: list[str],
     band: int | None,
 ) -> Attempt:
-    """Score the open draft against the rubric and schedule the next review."""
+    """Score the open draft against the rubric and schedule the next review.
+
+    Only after the reveal: the rubric's items carry the answer's facts, and /me lists the ones
+    an attempt missed, so scoring first would read them without revealing. Ticked ids that are
+    not on the rubric get one message that names none of them (naming them told a guess from a
+    real id)."""
     draft = open_draft(db, user, slugs)
     if draft is None or not draft.body.strip():
         raise PracticeError("There is no attempt to score yet: write one first.", field="body")
+    if draft.revealed_at is None:
+        raise PracticeError(
+            "Reveal the answer first: an attempt is scored against the rubric after the reveal.",
+            status=409,
+            field="body",
+        )
     if band not in BAND_TO_RATING:
         raise PracticeError("Choose the band (1 to 4) that describes your attempt.", field="band")
-    unknown = sorted(set(covered) - set(rubric_ids))
-    if unknown:
-        raise PracticeError(f"Unknown rubric items: {', '.join(unknown)}.", field="covered")
+    if not set(covered) <= set(rubric_ids):
+        raise PracticeError(
+            "Some ticked items are not on this question's rubric: reload the page and score again.",
+            field="covered",
+        )
     now = utcnow()
     draft.band = band
     draft.covered_items = [item for item in rubric_ids if item in covered]
