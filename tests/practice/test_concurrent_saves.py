@@ -147,3 +147,24 @@ def test_a_unique_clash_answers_409_not_503(app) -> None:  # type: ignore[no-unt
     as_page = client.post("/test-only/clash", data=data)
     assert as_page.status_code == 409 and "same moment" in as_page.text
     assert "retry-after" not in as_page.headers
+
+
+def test_parallel_bookmark_toggles_never_fail(app, content_store: ContentStore) -> None:  # type: ignore[no-untyped-def]
+    """Half the tabs find the bookmark and remove it at once: a row already gone is no error."""
+    from app.db.models.practice import Bookmark
+
+    question = _question(content_store)
+    clients, token = _member_clients(app, question)
+    for _ in range(2):  # from no bookmark, then from one
+        clients[0].post(f"/questions/{question.slug}/bookmark", data={"csrf_token": token})
+        statuses = _all_at_once(
+            clients,
+            lambda n, tab: tab.post(
+                f"/questions/{question.slug}/bookmark",
+                data={"csrf_token": token},
+                headers={"HX-Request": "true"},
+            ),
+        )
+        assert all(status in (200, 409) for status in statuses), statuses
+        with app.state.db.reader() as db:
+            assert db.scalar(select(func.count()).select_from(Bookmark)) in (0, 1)
