@@ -14,6 +14,8 @@ from app.content.models import Concept, Question
 from app.content.schema import BAND_LEVELS
 from app.db.session import DbSession
 from app.discussion.answers import has_opened_answer
+from app.practice import service as practice
+from app.practice.panel import rubric_open
 from app.web.deps import Content
 
 router = APIRouter(prefix="/api/v1", tags=["content"])
@@ -125,7 +127,8 @@ def get_question(
     slug: str, content: Content, viewer: CurrentViewer, db: DbSession, response: Response
 ) -> dict[str, object]:
     """One question. An account-only answer is returned only to a signed-in caller; the rubric's
-    items and bands only to a signed-in caller who has opened the answer (its summary to all)."""
+    items and bands only to a signed-in caller who has revealed the answer, as on the page (its
+    summary to all)."""
     question = content.question_by_slug.get(slug) or content.question_by_slug.get(
         content.question_aliases.get(slug, "")
     )
@@ -148,8 +151,11 @@ def get_question(
 
 def _rubric(question: Question, viewer, db, content) -> dict[str, object]:  # type: ignore[no-untyped-def]
     rubric = question.meta.rubric
-    shown = viewer.user is not None and has_opened_answer(
-        db, viewer.user, content.slugs_of("question", question.slug)
+    # The question page's rule (app/practice/panel.py): a recorded reveal, and no new attempt
+    # being written with the answer folded.
+    slugs = content.slugs_of("question", question.slug)
+    shown = viewer.user is not None and rubric_open(
+        practice.open_draft(db, viewer.user, slugs), has_opened_answer(db, viewer.user, slugs)
     )
     return {
         "summary": rubric.summary,

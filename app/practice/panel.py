@@ -1,4 +1,11 @@
-"""The practice panel on a question page: what a member has written, revealed and scored."""
+"""The practice panel on a question page: what a member has written, revealed and scored.
+
+Also the one rule for the rubric's items and bands (DESIGN.md, question page item 7), which the
+page and the API both ask, so they never disagree: a member sees them once a reveal is recorded
+(the reveal POST, or signing in "to read the answer"), and not while a new attempt is being
+written. A GET records nothing, so `?open=answer` may unfold the answer for reading but opens no
+rubric.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +20,11 @@ from app.practice import service
 from app.practice.progress import MemberRows, member_rows
 
 
+def rubric_open(draft: Attempt | None, answer_recorded: bool) -> bool:
+    """`answer_recorded`: a reveal of this question's answer is on record for the member."""
+    return answer_recorded and (draft is None or draft.revealed_at is not None)
+
+
 @dataclass
 class PracticePanel:
     slugs: tuple[str, ...]
@@ -21,7 +33,8 @@ class PracticePanel:
     card: ReviewCard | None
     bookmarked: bool
     note: Note | None
-    answer_opened_before: bool
+    answer_opened_before: bool  # recorded, or unfolded by this very page (?open=answer)
+    answer_recorded: bool
 
     @property
     def answer_shown(self) -> bool:
@@ -30,6 +43,10 @@ class PracticePanel:
         if self.draft is not None:
             return self.draft.revealed_at is not None
         return self.answer_opened_before
+
+    @property
+    def rubric_shown(self) -> bool:
+        return rubric_open(self.draft, self.answer_recorded)
 
     @property
     def can_score(self) -> bool:
@@ -47,9 +64,12 @@ def build_panel(
     slugs: tuple[str, ...],
     *,
     opened_before: bool,
+    recorded: bool,
     rows: MemberRows | None = None,
 ) -> PracticePanel:
-    """From the member's rows (loaded once per page, shared with "Up next") plus their note."""
+    """From the member's rows (loaded once per page, shared with "Up next") plus their note.
+    `opened_before`: the page shows the answer unless an attempt folds it; `recorded`: a reveal
+    is on record (what opens the rubric)."""
     rows = rows or member_rows(db, user)
     everything = [a for a in reversed(rows.attempts) if a.question_slug in slugs]  # newest first
     draft = everything[0] if everything and everything[0].scored_at is None else None
@@ -61,4 +81,5 @@ def build_panel(
         bookmarked=any(b.question_slug in slugs for b in rows.bookmarks),
         note=service.note(db, user, slugs),
         answer_opened_before=opened_before,
+        answer_recorded=recorded,
     )

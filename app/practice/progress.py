@@ -154,11 +154,18 @@ def personal_up_next(
 def weak_items(
     db: Session, user: User, store: ContentStore, limit: int = WEAK_ITEMS
 ) -> list[WeakItem]:
-    """Rubric items missed most often in scored attempts, with the cards that teach them."""
+    """Rubric items missed most often in scored attempts, with the cards that teach them.
+
+    Revealed attempts only: an item's text is the rubric's, which a member reads after the
+    reveal (rows scored before scoring required one would otherwise list it unrevealed)."""
     missed: Counter[tuple[str, str]] = Counter()
     seen: Counter[tuple[str, str]] = Counter()
     rows = db.scalars(
-        select(Attempt).where(Attempt.user_id == user.id, Attempt.scored_at.is_not(None))
+        select(Attempt).where(
+            Attempt.user_id == user.id,
+            Attempt.scored_at.is_not(None),
+            Attempt.revealed_at.is_not(None),
+        )
     ).all()
     for attempt in rows:
         question = canonical(store, attempt.question_slug)

@@ -2,6 +2,10 @@
 
 Plain functions over a Session; they flush, never commit. Slugs are resolved through the content's
 aliases by the caller (a Subject-like tuple of slugs), so progress survives a rename.
+
+A member's tabs save at the same moment: every row that is one per member and question (the open
+attempt, the note, the bookmark) is written with INSERT ... ON CONFLICT, so parallel saves land
+in one row instead of clashing (a clash would lose the text).
 """
 
 from __future__ import annotations
@@ -10,13 +14,22 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from fsrs import Card, Rating, Scheduler
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.models.accounts import User
-from app.db.models.practice import ActiveDay, Attempt, Bookmark, Note, ReviewCard, ReviewLog
+from app.db.models.practice import (
+    OPEN_ATTEMPT,
+    PRACTICE,
+    ActiveDay,
+    Attempt,
+    Bookmark,
+    Note,
+    ReviewCard,
+    ReviewLog,
+)
 
 ATTEMPT_MAX = 20_000
 NOTE_MAX = 5_000
@@ -39,11 +52,15 @@ def local_today(user: User, now: datetime | None = None) -> datetime:
     return (now or utcnow()).astimezone(zone)
 
 
+def _insert(db: Session):  # type: ignore[no-untyped-def]
+    """The dialect's INSERT, which has ON CONFLICT on both backends."""
+    return postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
+
+
 def record_active_day(db: Session, user: User, now: datetime | None = None) -> None:
     """Mark today (in the member's time zone, as it is now) as a day they practised."""
     day = local_today(user, now).date()
-    dialect = db.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    insert = _insert(db)
     db.execute(
         insert(ActiveDay)
         .values(user_id=user.id, day=day)
@@ -69,11 +86,50 @@ def open_draft(db: Session, user: User, slugs: tuple[str, ...]) -> Attempt | Non
     """The attempt being written: the newest one, if it is not scored yet."""
     latest = db.scalar(
         select(Attempt)
-        .where(Attempt.user_id == user.id, Attempt.question_slug.in_(slugs))
+        .where(
+            Attempt.user_id == user.id,
+            Attempt.question_slug.in_(slugs),
+            Attempt.context == PRACTICE,
+        )
         .order_by(Attempt.id.desc())
         .limit(1)
     )
     return latest if latest is not None and latest.scored_at is None else None
+
+
+LOCKED = (
+    "You have already revealed the answer for this attempt, so it is locked: score it, "
+    "or start a new attempt."
+)
+
+
+def _upsert_open(db: Session, user: User, slug: str, body: str, now: datetime) -> Attempt:
+    """Start the open attempt, or, when a parallel save has just started it, write into that
+    one: the unique index on open attempts makes the second INSERT an UPDATE, never a clash.
+    A revealed attempt is locked, so its text is not replaced."""
+    insert = _insert(db)
+    statement = insert(Attempt).values(
+        user_id=user.id,
+        question_slug=slug,
+        context=PRACTICE,
+        body=body,
+        created_at=now,
+        updated_at=now,
+        covered_items=[],
+        rubric_items=[],
+    )
+    statement = statement.on_conflict_do_update(
+        index_elements=["user_id", "question_slug", "context"],
+        index_where=OPEN_ATTEMPT,
+        set_={"body": statement.excluded.body, "updated_at": statement.excluded.updated_at},
+        where=Attempt.revealed_at.is_(None),
+    ).returning(Attempt.id)
+    attempt_id = db.execute(statement).scalar_one_or_none()
+    if attempt_id is None:
+        raise PracticeError(LOCKED, status=409, field="body")
+    attempt = db.get(Attempt, attempt_id, populate_existing=True)
+    assert attempt is not None
+    return attempt
 
 
 def save_draft(db: Session, user: User, slugs: tuple[str, ...], body: str) -> Attempt:
@@ -89,15 +145,9 @@ def save_draft(db: Session, user: User, slugs: tuple[str, ...], body: str) -> At
     if draft is None:
         if not body.strip():
             raise PracticeError("Write something first.", field="body")
-        draft = Attempt(user_id=user.id, question_slug=slugs[0], body=body, created_at=now)
-        db.add(draft)
+        draft = _upsert_open(db, user, slugs[0], body, now)
     elif draft.revealed_at is not None and draft.body.strip() and body != draft.body:
-        raise PracticeError(
-            "You have already revealed the answer for this attempt, so it is locked: score it, "
-            "or start a new attempt.",
-            status=409,
-            field="body",
-        )
+        raise PracticeError(LOCKED, status=409, field="body")
     elif draft.body != body:
         draft.body = body
     draft.updated_at = now
@@ -114,8 +164,24 @@ def start_new(db: Session, user: User, slugs: tuple[str, ...]) -> None:
         return
     if draft is not None:
         raise PracticeError("Score or finish your current attempt first.", status=409)
-    db.add(Attempt(user_id=user.id, question_slug=slugs[0], body=""))
-    db.flush()
+    now = utcnow()
+    insert = _insert(db)
+    db.execute(  # a parallel "Try again" has started it already: that one will do
+        insert(Attempt)
+        .values(
+            user_id=user.id,
+            question_slug=slugs[0],
+            context=PRACTICE,
+            body="",
+            created_at=now,
+            updated_at=now,
+            covered_items=[],
+            rubric_items=[],
+        )
+        .on_conflict_do_nothing(
+            index_elements=["user_id", "question_slug", "context"], index_where=OPEN_ATTEMPT
+        )
+    )
 
 
 def reveal(db: Session, user: User, slugs: tuple[str, ...], body: str | None = None) -> None:
@@ -137,15 +203,28 @@ def score(
     covered: list[str],
     band: int | None,
 ) -> Attempt:
-    """Score the open draft against the rubric and schedule the next review."""
+    """Score the open draft against the rubric and schedule the next review.
+
+    Only after the reveal: the rubric's items carry the answer's facts, and /me lists the ones
+    an attempt missed, so scoring first would read them without revealing. Ticked ids that are
+    not on the rubric get one message that names none of them (naming them told a guess from a
+    real id)."""
     draft = open_draft(db, user, slugs)
     if draft is None or not draft.body.strip():
         raise PracticeError("There is no attempt to score yet: write one first.", field="body")
+    if draft.revealed_at is None:
+        raise PracticeError(
+            "Reveal the answer first: an attempt is scored against the rubric after the reveal.",
+            status=409,
+            field="body",
+        )
     if band not in BAND_TO_RATING:
         raise PracticeError("Choose the band (1 to 4) that describes your attempt.", field="band")
-    unknown = sorted(set(covered) - set(rubric_ids))
-    if unknown:
-        raise PracticeError(f"Unknown rubric items: {', '.join(unknown)}.", field="covered")
+    if not set(covered) <= set(rubric_ids):
+        raise PracticeError(
+            "Some ticked items are not on this question's rubric: reload the page and score again.",
+            field="covered",
+        )
     now = utcnow()
     draft.band = band
     draft.covered_items = [item for item in rubric_ids if item in covered]
@@ -246,16 +325,14 @@ def is_bookmarked(db: Session, user: User, slugs: tuple[str, ...]) -> bool:
 
 
 def toggle_bookmark(db: Session, user: User, slugs: tuple[str, ...]) -> bool:
-    existing = db.scalars(
-        select(Bookmark).where(Bookmark.user_id == user.id, Bookmark.question_slug.in_(slugs))
-    ).all()
-    if existing:
-        for bookmark in existing:
-            db.delete(bookmark)
-        db.flush()
+    # A bulk DELETE: a parallel toggle may have removed the row already (an ORM delete of a
+    # row that is gone fails).
+    removed = db.execute(
+        delete(Bookmark).where(Bookmark.user_id == user.id, Bookmark.question_slug.in_(slugs))
+    )
+    if removed.rowcount:  # type: ignore[attr-defined]
         return False
-    dialect = db.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    insert = _insert(db)
     db.execute(
         insert(Bookmark)
         .values(user_id=user.id, question_slug=slugs[0], created_at=utcnow())
@@ -278,20 +355,23 @@ def save_note(db: Session, user: User, slugs: tuple[str, ...], body: str) -> Not
     body = (body or "").replace("\r\n", "\n").strip()
     if len(body) > NOTE_MAX:
         raise PracticeError(f"Notes are limited to {NOTE_MAX:,} characters.", field="note")
-    existing = note(db, user, slugs)
     if not body:
-        if existing is not None:
-            db.delete(existing)
-            db.flush()
+        db.execute(delete(Note).where(Note.user_id == user.id, Note.question_slug.in_(slugs)))
         return None
-    if existing is None:
-        existing = Note(user_id=user.id, question_slug=slugs[0], body=body)
-        db.add(existing)
-    else:
-        existing.body = body
-        existing.updated_at = utcnow()
-    db.flush()
-    return existing
+    existing = note(db, user, slugs)
+    # Kept under the slug it was written under (an old one after a rename), else upserted under
+    # the current slug: parallel saves then update one row and the last one written is kept.
+    slug = existing.question_slug if existing is not None else slugs[0]
+    insert = _insert(db)
+    statement = insert(Note).values(
+        user_id=user.id, question_slug=slug, body=body, updated_at=utcnow()
+    )
+    statement = statement.on_conflict_do_update(
+        index_elements=["user_id", "question_slug"],
+        set_={"body": statement.excluded.body, "updated_at": statement.excluded.updated_at},
+    ).returning(Note.id)
+    note_id = db.execute(statement).scalar_one()
+    return db.get(Note, note_id, populate_existing=True)
 
 
 def notes(db: Session, user: User) -> list[Note]:

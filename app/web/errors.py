@@ -7,7 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -129,6 +129,18 @@ def install_error_handlers(app: FastAPI) -> None:
             ]
             return JSONResponse({"detail": details}, status_code=422)
         return error_response(request, 422, _describe_validation(exc))
+
+    @app.exception_handler(IntegrityError)
+    async def clashed(request: Request, exc: IntegrityError) -> Response:
+        # A DBAPIError too, but the database answered: the write clashed with a row another
+        # request wrote at the same moment (a unique key). Retrying in 5 s would not help, and
+        # "unavailable" would hide it; the services upsert where a clash is expected.
+        logger.warning("integrity error: %s", exc)
+        message = (
+            "That clashed with a change saved at the same moment (another tab, or a double "
+            "click). Reload the page to see what was saved, then try again."
+        )
+        return error_response(request, 409, message)
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(DBAPIError)

@@ -12,6 +12,7 @@ from app.content.models import Question
 from app.content.schema import LEVEL_LABELS
 from app.db.session import DbSession
 from app.discussion import stats
+from app.discussion.answers import has_opened_answer
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
 from app.practice import dashboard, progress
@@ -147,6 +148,12 @@ async def question_page(
                 question,
                 thread.subject.slugs,
                 opened_before=thread.answer_opened,
+                # ?open=answer unfolds the answer without recording it: ask for the record.
+                recorded=(
+                    has_opened_answer(db, viewer.user, thread.subject.slugs)
+                    if just_opened
+                    else thread.answer_opened
+                ),
                 rows=rows,
             )
             acts = progress.activity(db, viewer.user, content, rows)
@@ -157,8 +164,9 @@ async def question_page(
             "question": question,
             "answer_visible": answer_shown,
             "answer_readable": readable,
-            # The rubric's items and bands carry the answer's facts: members only, once revealed.
-            "rubric_visible": panel is not None and answer_shown,
+            # The rubric's items and bands carry the answer's facts: members only, once a
+            # reveal is recorded (app/practice/panel.py `rubric_open`, as the API asks).
+            "rubric_visible": panel is not None and panel.rubric_shown,
             "practice": panel,
             "up_next": up_next,
             "concept_index": content.concept_by_slug,

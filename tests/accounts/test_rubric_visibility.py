@@ -120,3 +120,129 @@ def test_search_finds_a_question_by_its_rubric_summary(
             signup(client)
         # Words of the summary that the title and lede do not contain.
         assert question.url in urls(client, "ranking remedies by cost stops buying")
+
+
+# --- scoring, /me and ?open=answer (issue 25, M-3) ---------------------------------------------
+
+
+def _autosave(client: TestClient, question: Question, body: str) -> None:
+    data = {"body": body, "csrf_token": csrf_token(client, question.url)}
+    response = client.post(
+        f"/questions/{question.slug}/attempt", data=data, headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 200
+
+
+def _score(client: TestClient, question: Question, covered: list[str], band: str = "2"):  # type: ignore[no-untyped-def]
+    data: dict[str, str | list[str]] = {
+        "csrf_token": csrf_token(client, question.url),
+        "covered": covered,
+        "band": band,
+    }
+    return client.post(
+        f"/questions/{question.slug}/score",
+        data=data,
+        headers={"accept": "application/json"},
+        follow_redirects=False,
+    )
+
+
+def _api_rubric(client: TestClient, question: Question) -> dict[str, object]:
+    return client.get(f"/api/v1/questions/{question.slug}").json()["rubric"]  # type: ignore[no-any-return]
+
+
+def test_scoring_before_the_reveal_is_refused_and_me_lists_no_items(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    """Scoring an unrevealed attempt used to work, and /me then listed every unticked item."""
+    signup(client)
+    question = next(q for q in content_store.questions if not q.is_free)
+    _autosave(client, question, "An attempt written without reading anything")
+    refused = _score(client, question, [])
+    assert refused.status_code == 409
+    assert "reveal" in refused.text.lower()
+    me = shown(client.get("/me").text)
+    assert not any(secret in me for secret in private_rubric_text(question))
+    # The attempt is still open: revealing and scoring then works.
+    reveal(client, question)
+    assert _score(client, question, []).status_code == 303
+
+
+def test_a_guessed_item_id_is_answered_the_same_whether_it_exists_or_not(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    """The error used to name the unknown ids, so a guess beside a real id confirmed the real one."""
+    signup(client)
+    question = next(q for q in content_store.questions if not q.is_free)
+    real = question.rubric.items[0].id
+    _autosave(client, question, "An attempt")
+    for stage, status in (("before the reveal", 409), ("after the reveal", 422)):
+        guessed = _score(client, question, [real, "zz-guess"])
+        bogus = _score(client, question, ["zz-guess", "zz-other"])
+        assert guessed.status_code == bogus.status_code == status, stage
+        assert guessed.json() == bogus.json(), stage
+        assert real not in guessed.text and "zz-guess" not in guessed.text, stage
+        reveal(client, question)
+
+
+def test_me_lists_weak_items_only_from_revealed_attempts(
+    app, client: TestClient, content_store: ContentStore
+) -> None:  # type: ignore[no-untyped-def]
+    """A scored attempt that was never revealed (written before this rule) shows no items."""
+    from sqlalchemy import update
+
+    from app.db.base import utcnow
+    from app.db.models.practice import Attempt
+
+    signup(client)
+    question = next(q for q in content_store.questions if not q.is_free)
+    _autosave(client, question, "An attempt")
+    reveal(client, question)
+    assert _score(client, question, []).status_code == 303
+    me = shown(client.get("/me").text)
+    assert any(secret in me for secret in private_rubric_text(question))  # misses are listed
+    with app.state.db.writer() as db, db.begin():
+        db.execute(update(Attempt).values(revealed_at=None, scored_at=utcnow()))
+    me = shown(client.get("/me").text)
+    assert not any(secret in me for secret in private_rubric_text(question))
+
+
+def test_open_answer_on_the_page_and_the_api_agree(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    """A GET with ?open=answer records nothing (any site can link to it), so it opens no rubric:
+    the page unfolds the answer for reading and keeps the rubric to the summary, as the API
+    does, until the member reveals (a POST, recorded)."""
+    signup(client)
+    question = next(q for q in content_store.questions if not q.is_free)
+    secrets = private_rubric_text(question)
+    page = client.get(f"{question.url}?open=answer").text
+    assert 'class="prose answer-body"' in page  # a reader who just reads can read
+    assert not any(secret in shown(page) for secret in secrets)
+    assert _api_rubric(client, question)["locked"] is True
+    assert 'action="/questions/' + question.slug + '/reveal"' in page  # one click opens it
+
+    reveal(client, question)
+    for url in (question.url, f"{question.url}?open=answer"):
+        assert all(secret in shown(client.get(url).text) for secret in secrets)
+    assert _api_rubric(client, question)["locked"] is False
+
+
+def test_a_new_attempt_folds_the_rubric_on_the_page_and_in_the_api(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    signup(client)
+    question = next(q for q in content_store.questions if not q.is_free)
+    secrets = private_rubric_text(question)
+    _autosave(client, question, "First attempt")
+    reveal(client, question)
+    assert _score(client, question, []).status_code == 303
+    assert _api_rubric(client, question)["locked"] is False
+    data = {"csrf_token": csrf_token(client, question.url)}
+    client.post(f"/questions/{question.slug}/attempt/new", data=data)
+    _autosave(client, question, "Second attempt, from scratch")
+    assert not any(secret in shown(client.get(question.url).text) for secret in secrets)
+    assert _api_rubric(client, question)["locked"] is True
+    reveal(client, question)
+    assert all(secret in shown(client.get(question.url).text) for secret in secrets)
+    assert _api_rubric(client, question)["locked"] is False

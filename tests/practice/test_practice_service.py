@@ -138,7 +138,7 @@ def test_progress_never_passes_100_percent_and_follows_aliases(db: Session) -> N
     # Scored under an old slug (an alias of first-question), under the current slug, and for a
     # question that no longer exists.
     for slug in ("old-first", "first-question", "deleted-question", "second-question"):
-        service.save_draft(db, user, (slug,), "an attempt")
+        service.reveal(db, user, (slug,), "an attempt")
         service.score(db, user, (slug,), rubric_ids=rubric, covered=[], band=2)
     acts = progress.activity(db, user, content)
     assert set(acts) == {"first-question", "second-question"}
@@ -153,7 +153,7 @@ def test_progress_never_passes_100_percent_and_follows_aliases(db: Session) -> N
 def test_weak_items_ignore_rubric_items_that_no_longer_exist(db: Session) -> None:
     content = store()
     user = member(db)
-    service.save_draft(db, user, ("first-question",), "attempt")
+    service.reveal(db, user, ("first-question",), "attempt")
     service.score(
         db,
         user,

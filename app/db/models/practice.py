@@ -8,21 +8,41 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db.base import Base, utcnow
 
+PRACTICE = "practice"  # Attempt.context of a question page's attempt
+OPEN_ATTEMPT = text("scored_at IS NULL")
+
 
 class Attempt(Base):
-    """One try at a question: the text written before revealing, then the self-score."""
+    """One try at a question: the text written before revealing, then the self-score.
+
+    An attempt is open until it is scored; a member has at most one open attempt per question
+    and context (a unique partial index, so parallel first autosaves upsert into one row).
+    `context` tells a question page's practice from a mock interview's or a follow-up's.
+    """
 
     __tablename__ = "attempts"
-    __table_args__ = (Index("ix_attempts_user_question", "user_id", "question_slug", "id"),)
+    __table_args__ = (
+        Index("ix_attempts_user_question", "user_id", "question_slug", "id"),
+        Index(
+            "uq_attempts_open",
+            "user_id",
+            "question_slug",
+            "context",
+            unique=True,
+            sqlite_where=OPEN_ATTEMPT,
+            postgresql_where=OPEN_ATTEMPT,
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     question_slug: Mapped[str] = mapped_column(String(80))
+    context: Mapped[str] = mapped_column(String(20), default=PRACTICE, server_default=PRACTICE)
     body: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
