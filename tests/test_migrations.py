@@ -93,7 +93,7 @@ def test_account_salts_rebuild_keeps_every_row_key_and_index_and_never_reuses_id
 
     url = f"sqlite:///{tmp_path / 'salts.db'}"
     config = alembic_config(url)
-    command.upgrade(config, "0011_search_public_ranking")
+    command.upgrade(config, "0013_practice_open_attempt")
     engine = create_engine(url)
     with engine.begin() as connection:
         for number in range(1, 4):
@@ -158,5 +158,5 @@ def test_account_salts_rebuild_keeps_every_row_key_and_index_and_never_reuses_id
     assert [row[1] for row in salts] == [None] * 3  # their draft namespace stays as it was
     assert new_id == 8  # past the highest id anything still names (7), not 3 reused
 
-    command.downgrade(config, "0011_search_public_ranking")
+    command.downgrade(config, "0013_practice_open_attempt")
     command.upgrade(config, "0014_account_salts")

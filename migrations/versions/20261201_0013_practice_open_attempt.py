@@ -1,7 +1,7 @@
 """practice: one open attempt per member, question and context
 
-Revision ID: 20261201_0013
-Revises: 0011_search_public_ranking
+Revision ID: 0013_practice_open_attempt
+Revises: 0012_search_vocabulary
 Create Date: 2026-12-01 21:00:00.000000
 
 Parallel first autosaves (two tabs, a double submit) each found no open attempt and each inserted
@@ -24,8 +24,8 @@ from itertools import groupby
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "20261201_0013"
-down_revision: str | None = "0011_search_public_ranking"
+revision: str = "0013_practice_open_attempt"
+down_revision: str | None = "0012_search_vocabulary"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """account salts: ids never reused, per-account salts for signed cookies and links
 
 Revision ID: 0014_account_salts
-Revises: 0012_search_vocabulary
+Revises: 0013_practice_open_attempt
 Create Date: 2026-12-01 12:00:00
 
 SQLite hands a deleted row's id to the next insert when it was the highest, so a new sign-up
@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0014_account_salts"
-down_revision: str | None = "0012_search_vocabulary"
+down_revision: str | None = "0013_practice_open_attempt"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,4 +1,4 @@
-"""20261201_0013 merges the duplicate open attempts parallel autosaves made, losing no text, then
+"""Migration 0013 merges the duplicate open attempts parallel autosaves made, losing no text, then
 builds the one-open-attempt index (both databases: a fresh database migrated to 0011 first)."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from sqlalchemy.exc import IntegrityError
 from app.db.engine import normalise_url
 from app.db.migrate import alembic_config
 
-BEFORE = "0011_search_public_ranking"
-AFTER = "20261201_0013"
+BEFORE = "0012_search_vocabulary"
+AFTER = "0013_practice_open_attempt"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
