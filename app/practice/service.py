@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from fsrs import Card, Rating, Scheduler
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -226,11 +226,26 @@ def score(
             field="covered",
         )
     now = utcnow()
-    draft.band = band
-    draft.covered_items = [item for item in rubric_ids if item in covered]
-    draft.rubric_items = list(rubric_ids)
-    draft.scored_at = now
-    db.flush()
+    # Claim the draft: of two submissions at once (two tabs, a double click), the second waits
+    # on the row and then finds it scored, so one attempt is one review, never two.
+    claimed = db.execute(
+        update(Attempt)
+        .where(Attempt.id == draft.id, Attempt.scored_at.is_(None))
+        .values(
+            band=band,
+            covered_items=[item for item in rubric_ids if item in covered],
+            rubric_items=list(rubric_ids),
+            scored_at=now,
+        )
+        .execution_options(synchronize_session="fetch")
+    )
+    if claimed.rowcount != 1:  # type: ignore[attr-defined]
+        raise PracticeError(
+            "This attempt has just been scored (in another tab?). Reload the page to see it.",
+            status=409,
+            field="band",
+        )
+    db.refresh(draft)
     schedule(db, user, slugs, band, now, attempt_id=draft.id)
     record_active_day(db, user, now)
     return draft

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from app.content.models import Question
 from app.content.store import ContentStore
 from app.db.models.accounts import User
-from app.db.models.practice import Attempt, Note
+from app.db.models.practice import Attempt, Note, ReviewLog
 from app.db.session import DbSession
 from tests.helpers import csrf_token, signup
 
@@ -168,3 +168,31 @@ def test_parallel_bookmark_toggles_never_fail(app, content_store: ContentStore) 
         assert all(status in (200, 409) for status in statuses), statuses
         with app.state.db.reader() as db:
             assert db.scalar(select(func.count()).select_from(Bookmark)) in (0, 1)
+
+
+def test_parallel_scores_of_one_attempt_log_one_review(app, content_store: ContentStore) -> None:  # type: ignore[no-untyped-def]
+    """A double click or two tabs: the attempt is scored once and reviewed once."""
+    question = _question(content_store)
+    clients, token = _member_clients(app, question)
+    tab = clients[0]
+    attempt_url = f"/questions/{question.slug}"
+    headers = {"HX-Request": "true"}
+    saved = tab.post(f"{attempt_url}/attempt", data={"body": "my try", "csrf_token": token}, headers=headers)  # fmt: skip
+    assert saved.status_code == 200
+    assert tab.post(f"{attempt_url}/reveal", data={"csrf_token": token}).status_code < 400
+    items = [item.id for item in question.rubric.items]
+    statuses = _all_at_once(
+        clients,
+        lambda n, tab: tab.post(
+            f"{attempt_url}/score",
+            data={"band": str(1 + n % 4), "covered": items[: n % len(items)], "csrf_token": token},
+            follow_redirects=False,
+        ),
+    )
+    # One is scored; the rest find it scored (409) or, once it is, no open attempt (422).
+    assert all(status in (303, 409, 422) for status in statuses), statuses
+    assert statuses.count(303) == 1
+    with app.state.db.reader() as db:
+        logs = db.scalar(select(func.count()).select_from(ReviewLog))
+        scored = db.scalars(select(Attempt.band).where(Attempt.scored_at.is_not(None))).all()
+    assert logs == 1 and len(scored) == 1
