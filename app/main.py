@@ -42,7 +42,7 @@ from app.web.templating import Renderer, make_environment
 
 STATIC_DIR = PROJECT_ROOT / "static"
 # What the compute pool's workers run: the sizing API's and the calculator's pasted configs.
-COMPUTE_MODULES = ("app.api.sizing_compute", "app.web.calculator_view")
+COMPUTE_MODULES = ("app.api.sizing_compute", "app.pages.calculator_view")
 TEMPLATE_DIR = PROJECT_ROOT / "templates"
 API_DESCRIPTION = """Prefill's JSON API: content (questions and concept cards, respecting access),
 and the KV-cache / GPU-memory sizing core. Sizes are integers in bytes; KiB/MiB/GiB are 1024-based."""
@@ -141,7 +141,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     else:
         app.state.content = _content_holder(settings, environment)
 
-    from app.web.site import install as install_site
+    from app.pages.site import install as install_site
 
     install_site(app)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=GZIP_LEVEL)
@@ -198,7 +198,7 @@ def load_site_content(
     (from a file signed with `secret_key`).
     """
     from app.content.figures import render_figure
-    from app.web.widgets import make_widget_renderer
+    from app.pages.widgets import make_widget_renderer
 
     assets = AssetManifest(STATIC_DIR)
     if environment is None:

@@ -16,6 +16,7 @@ from app.accounts.sessions import (
     Viewer,
     find_session,
     needs_touch,
+    token_hash,
     touch,
     touch_later,
     unsign_token,
@@ -68,7 +69,7 @@ def _find_session_and_state(
     its cache on: both in one lookup."""
     if not reading:
         return find_session(db, token), None
-    found = find_session_with_state(db, token)
+    found = find_session_with_state(db, token_hash(token))
     if found is None:
         return None, None
     session_row, user, state = found

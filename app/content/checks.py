@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 from app.content.models import Concept, Question
 
 if TYPE_CHECKING:
-    from app.content.loader import _Collector
+    from app.content.collector import Collector
     from app.content.page_renderer import PageRenderer
     from app.content.render_cache import RenderCache
 
 
 def check_unique(
-    pages: list[Question] | list[Concept], kind: str, collector: _Collector
+    pages: list[Question] | list[Concept], kind: str, collector: Collector
 ) -> dict[str, str]:
     """Slugs and aliases share one namespace per kind. Returns alias → slug."""
     owner: dict[str, Path] = {}
@@ -39,7 +39,7 @@ def check_unique(
 
 
 def check_references(
-    questions: list[Question], concepts: dict[str, Concept], collector: _Collector
+    questions: list[Question], concepts: dict[str, Concept], collector: Collector
 ) -> None:
     for question in questions:
         for slug in question.meta.concepts:
@@ -61,7 +61,7 @@ STATIC_PAGES = frozenset({"/", "/curriculum", "/calculator", "/search", "/signup
 def check_links(
     renderer: PageRenderer,
     known: dict[str, set[str]],
-    collector: _Collector,
+    collector: Collector,
 ) -> None:
     for path, links in renderer.links.items():
         for href in dict.fromkeys(links):  # the teaser re-renders part of the answer
@@ -88,7 +88,7 @@ _SHARED_RUN = 7
 
 
 def check_rubric_summaries(
-    questions: list[Question], collector: _Collector, cache: RenderCache
+    questions: list[Question], collector: Collector, cache: RenderCache
 ) -> None:
     """The rubric summary is public: it may say what is scored, never the answer's facts. The
     verdict is a pure function of the question's text, so an unchanged question is not checked
@@ -140,7 +140,7 @@ def _shared_run(summary: str, answer: str) -> str | None:
     return None
 
 
-def check_wrapped_sums(path: Path, body: str, collector: _Collector) -> None:
+def check_wrapped_sums(path: Path, body: str, collector: Collector) -> None:
     """Lines that markdown would turn into a block though the author wrapped a sentence: house
     style writes lists with '-', so a line starting '+ ' is a sum carried onto a new line; and a
     line starting '> ' straight after a line of prose is a comparison carried over, not a quote

@@ -7,7 +7,6 @@ everything wrong in one run; each names the file, the field and what was expecte
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,6 +20,7 @@ from app.content.checks import (
     check_unique,
     check_wrapped_sums,
 )
+from app.content.collector import Collector, ContentError
 from app.content.diagrams import DiagramLibrary
 from app.content.markdown import (
     FigureResolver,
@@ -37,17 +37,6 @@ QUESTION_SECTIONS = ("Answer", "Sources")
 CONCEPT_REQUIRED_SECTIONS = ("Worked example", "Common mistakes", "Sources")
 
 
-@dataclass(frozen=True)
-class ContentError:
-    path: str
-    message: str
-    field: str | None = None
-
-    def __str__(self) -> str:
-        where = f"{self.path}: {self.field}" if self.field else self.path
-        return f"{where}: {self.message}"
-
-
 class ContentInvalid(Exception):
     """Raised by load_content when anything is wrong; carries every error."""
 
@@ -55,31 +44,6 @@ class ContentInvalid(Exception):
         self.errors = errors
         lines = "\n".join(f"  - {error}" for error in errors)
         super().__init__(f"{len(errors)} content error(s):\n{lines}")
-
-
-class _Collector:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.errors: list[ContentError] = []
-
-    def rel(self, path: Path) -> str:
-        try:
-            return str(path.relative_to(self.root.parent))
-        except ValueError:
-            return str(path)
-
-    def add(self, path: Path, message: str, field: str | None = None) -> None:
-        self.errors.append(ContentError(self.rel(path), message, field))
-
-    def add_validation(self, path: Path, error: ValidationError) -> None:
-        for detail in error.errors():
-            location = ".".join(str(part) for part in detail["loc"]) or None
-            message = detail["msg"].removeprefix("Value error, ")
-            if detail["type"] == "missing":
-                message = "is required"
-            elif detail["type"] == "extra_forbidden":
-                message = "is not a known field"
-            self.add(path, message, location)
 
 
 def describe_yaml_error(error: yaml.YAMLError, line_offset: int = 0) -> str:
@@ -123,7 +87,7 @@ def _parse_yaml(raw: str, cache: RenderCache) -> Any:
 
 
 def _read_meta(
-    path: Path, model: type[M], collector: _Collector, cache: RenderCache
+    path: Path, model: type[M], collector: Collector, cache: RenderCache
 ) -> tuple[M, str] | None:
     try:
         raw_yaml, body = split_front_matter(path.read_text(encoding="utf-8"))
@@ -150,7 +114,7 @@ def _read_meta(
 
 
 def _sections_by_name(
-    sections: list[Section], path: Path, collector: _Collector
+    sections: list[Section], path: Path, collector: Collector
 ) -> dict[str, Section] | None:
     named: dict[str, Section] = {}
     for section in sections:
@@ -162,7 +126,7 @@ def _sections_by_name(
 
 
 def _load_question(
-    path: Path, tracks: dict[str, Track], renderer: PageRenderer, collector: _Collector
+    path: Path, tracks: dict[str, Track], renderer: PageRenderer, collector: Collector
 ) -> Question | None:
     parsed = _read_meta(path, QuestionMeta, collector, renderer.cache)
     if parsed is None:
@@ -210,7 +174,7 @@ def _load_question(
 
 
 def _load_concept(
-    path: Path, tracks: dict[str, Track], renderer: PageRenderer, collector: _Collector
+    path: Path, tracks: dict[str, Track], renderer: PageRenderer, collector: Collector
 ) -> Concept | None:
     parsed = _read_meta(path, ConceptMeta, collector, renderer.cache)
     if parsed is None:
@@ -248,7 +212,7 @@ def _load_concept(
     )
 
 
-def _load_tracks(root: Path, collector: _Collector) -> dict[str, Track]:
+def _load_tracks(root: Path, collector: Collector) -> dict[str, Track]:
     path = root / "tracks.yaml"
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -304,7 +268,7 @@ def load_content(
 
         figures = figures or render_figure
         widgets = widgets or validate_widget
-    collector = _Collector(root)
+    collector = Collector(root)
     renderer = PageRenderer(figures, widgets, cache, diagrams)
     for path, message in diagrams.errors:
         collector.add(path, message)

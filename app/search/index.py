@@ -77,14 +77,3 @@ class HitPage:
 
 class SearchIndex(Protocol):
     def search(self, db: Session, request: IndexQuery) -> HitPage: ...
-
-
-def index_for(db: Session) -> SearchIndex:
-    """The engine of the database this session talks to."""
-    if db.get_bind().dialect.name == "postgresql":
-        from app.search.postgres_fts import PostgresIndex
-
-        return PostgresIndex()
-    from app.search.sqlite_fts import SqliteIndex
-
-    return SqliteIndex()

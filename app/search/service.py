@@ -18,11 +18,23 @@ from app.content.models import Concept, Question, Track
 from app.content.store import ContentStore
 from app.db.models.discussion import Post
 from app.search.highlight import plain, to_html
-from app.search.index import Hit, IndexQuery, index_for
+from app.search.index import Hit, IndexQuery, SearchIndex
 from app.search.models import KINDS, SearchDocument, page_key
+from app.search.postgres_fts import PostgresIndex
 from app.search.query import SearchQuery
+from app.search.sqlite_fts import SqliteIndex
 
 PAGE_SIZE = 20
+
+
+def index_for(db: Session) -> SearchIndex:
+    """The engine of the database this session talks to (the interface in index.py knows
+    neither: each implements it, and this caller picks one)."""
+    if db.get_bind().dialect.name == "postgresql":
+        return PostgresIndex()
+    return SqliteIndex()
+
+
 MAX_PAGES = 25  # a sensible cap: nobody reads result 501
 KIND_LABELS = {"question": "Question", "concept": "Concept card", "post": "Discussion"}
 KIND_FILTERS = {"question": "Questions", "concept": "Concept cards", "post": "Discussions"}

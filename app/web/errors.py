@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
@@ -56,15 +59,24 @@ def error_response(
         return Response(message, status_code=status, media_type="text/plain", headers=headers)
 
 
+@dataclass(frozen=True)
+class ViewerHooks:
+    """What an error page needs from the accounts feature, registered when the site is
+    assembled (the plumbing imports no feature): `find` looks up the signed-in member where no
+    route ran, returning the session it opened (or None); `anonymous` is the visitor's viewer."""
+
+    find: Callable[[Request], Session | None]
+    anonymous: object
+
+
 def _page_for_member_too(
     request: Request, status: int, message: str, headers: dict[str, str]
 ) -> Response:
     """An error page with the member's own header, even where no route ran to find them."""
-    from app.accounts.deps import viewer_outside_routes
-
+    hooks: ViewerHooks | None = getattr(request.app.state, "viewer_hooks", None)
     db = None
     try:
-        db = viewer_outside_routes(request)
+        db = hooks.find(request) if hooks is not None else None
     except SQLAlchemyError:
         logger.warning("could not look up the viewer for an error page", exc_info=True)
     try:
@@ -86,9 +98,8 @@ def _forget_unreadable_viewer(request: Request) -> None:
     try:
         viewer.user.display_name  # noqa: B018  (touch it: does it still load?)
     except SQLAlchemyError:
-        from app.accounts.sessions import ANONYMOUS
-
-        request.state.viewer = ANONYMOUS
+        hooks: ViewerHooks | None = getattr(request.app.state, "viewer_hooks", None)
+        request.state.viewer = hooks.anonymous if hooks is not None else None
 
 
 def _describe_validation(error: RequestValidationError) -> str:
@@ -99,7 +110,9 @@ def _describe_validation(error: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid input"
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI, viewer_hooks: ViewerHooks | None = None) -> None:
+    app.state.viewer_hooks = viewer_hooks
+
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
         detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "")

@@ -6,7 +6,6 @@ from __future__ import annotations
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from app.accounts.sessions import token_hash
 from app.db.base import utcnow
 from app.db.models.accounts import User, UserSession
 from app.db.models.discussion import AnswerView, Notification
@@ -73,10 +72,11 @@ def _profile(user: User) -> tuple[object, ...]:
 
 
 def find_session_with_state(
-    db: Session, token: str
+    db: Session, token_hash: str
 ) -> tuple[UserSession, User, tuple[object, ...]] | None:
-    """`find_session` and `member_state_version` in one query (the same rules as each)."""
-    row = db.execute(_SESSION_AND_STATE, {"token_hash": token_hash(token), "now": utcnow()}).first()
+    """`find_session` and `member_state_version` in one query (the same rules as each), for
+    the session whose token hashes to `token_hash`."""
+    row = db.execute(_SESSION_AND_STATE, {"token_hash": token_hash, "now": utcnow()}).first()
     if row is None:
         return None
     session_row, user, *counts = row

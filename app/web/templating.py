@@ -18,7 +18,6 @@ from starlette.responses import HTMLResponse
 
 from app.content.schema import BAND_LEVELS
 from app.dates import human_date
-from app.discussion.subjects import post_link
 from app.settings import PROJECT_ROOT
 from app.web import sizing_format
 
@@ -46,7 +45,6 @@ def make_environment(globals_: Mapping[str, Any], *, reload: bool = False) -> En
     environment.globals.update(globals_)
     environment.globals["csrf_input"] = csrf_input
     environment.globals["band_levels"] = BAND_LEVELS
-    environment.globals["post_link"] = post_link
     environment.filters["thousands"] = lambda value: f"{value:,}"
     environment.filters["human_date"] = human_date  # the one reader-facing date format
     environment.filters["bytes"] = sizing_format.size  # 1024-based, with its unit

@@ -99,9 +99,9 @@ def test_widget_front_matter_fills_in_what_a_block_leaves_out(tmp_path: Path) ->
 
 def test_a_sum_wrapped_onto_a_plus_line_is_refused(tmp_path: Path) -> None:
     from app.content.checks import check_wrapped_sums
-    from app.content.loader import _Collector
+    from app.content.collector import Collector
 
-    collector = _Collector(tmp_path)
+    collector = Collector(tmp_path)
     body = (
         "Weights 4 ms\n+ cache 11 ms = 15 ms.\n\n```text\n+ inside a fence is fine\n```\n- a list\n"
     )

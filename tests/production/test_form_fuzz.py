@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from app.content.store import ContentStore
-from app.web.calculator_form import FIELDS as CALCULATOR_FIELDS
+from app.pages.calculator_form import FIELDS as CALCULATOR_FIELDS
 from tests.helpers import csrf_token, make_role, post_comment, post_id_from, signup, unique_email
 
 NASTY = st.sampled_from(

@@ -14,9 +14,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from app.main import load_site_content
+from app.pages.calculator_form import read_form
+from app.pages.serve_command import hf_repo
 from app.sizing import SizingRequest, list_presets, load_preset, load_preset_config, size
-from app.web.calculator_form import read_form
-from app.web.serve_command import hf_repo
 from tests.conftest import make_settings
 from tests.helpers import CALCULATOR_SETUP as SETUP
 from tests.helpers import csrf_token

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from app.web.calculator_view import layer_label
-from app.web.charts import NARROW, WIDE, Sample, concurrency_chart
+from app.pages.calculator_view import layer_label
+from app.pages.charts import NARROW, WIDE, Sample, concurrency_chart
 
 
 def samples(top_sequences: int, contexts: list[int]) -> list[Sample]:

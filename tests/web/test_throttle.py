@@ -35,7 +35,7 @@ SIZING = {"model": "llama-3.1-8b", "gpu": "H100-SXM", "context": 4096}
 def limited_client(app_factory, database_url, monkeypatch):  # type: ignore[no-untyped-def]
     for name in ("CALCULATOR_PER_CLIENT", "SIZING_API_PER_CLIENT", "PREVIEWS_PER_ACCOUNT"):
         monkeypatch.setattr(throttle, name, Limit(name.lower(), max_hits=3, window_seconds=60))
-    for module in ("app.api.sizing", "app.web.calculator", "app.discussion.routes"):
+    for module in ("app.api.sizing", "app.pages.calculator", "app.discussion.routes"):
         target = __import__(module, fromlist=["x"])
         for name in ("CALCULATOR_PER_CLIENT", "SIZING_API_PER_CLIENT", "PREVIEWS_PER_ACCOUNT"):
             if hasattr(target, name):

@@ -12,9 +12,9 @@ from jinja2 import Environment
 
 from app.content.figures import widget_request
 from app.content.markdown import Directive, WidgetResolver
+from app.pages.calculator import embed_values
+from app.pages.calculator_form import DEFAULTS, CalcForm
 from app.sizing import SizingRequest
-from app.web.calculator import embed_values
-from app.web.calculator_form import DEFAULTS, CalcForm
 from app.web.sizing_format import gib_input
 
 

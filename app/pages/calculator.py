@@ -18,13 +18,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from app.db.session import DbSession
+from app.pages.calculator_compare import compare_view, read_compare
+from app.pages.calculator_form import FIELDS, MAX_CONFIG_CHARS, CalcForm, prepare, read_form
+from app.pages.calculator_view import SizingView, build_view, size_form
 from app.sizing import GPUS, list_presets
 from app.web import sizing_format as fmt
 from app.web.body_limit import capped_body_route
 from app.web.caching import conditional_async
-from app.web.calculator_compare import compare_view, read_compare
-from app.web.calculator_form import FIELDS, MAX_CONFIG_CHARS, CalcForm, prepare, read_form
-from app.web.calculator_view import SizingView, build_view, size_form
 from app.web.compute_pool import (
     SIZING_TIME_LIMIT_SECONDS,
     ComputePool,

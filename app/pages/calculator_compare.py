@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.pages.calculator_form import FIELDS, CalcForm, prepare, read_form
+from app.pages.calculator_view import SizingView, build_view
+from app.pages.charts import memory_bar
 from app.web import sizing_format as fmt
-from app.web.calculator_form import FIELDS, CalcForm, prepare, read_form
-from app.web.calculator_view import SizingView, build_view
-from app.web.charts import memory_bar
 
 B = "b_"
 

@@ -1,4 +1,5 @@
-"""Wires the web layer onto the app: routes, error pages, static files, template context."""
+"""Assembles the site: every router, the error pages, static files, the template context, and
+what the plumbing needs from the features (registered here, never imported by it)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.deps import safe_next
 from app.content.schema import LEVEL_LABELS
-from app.web import calculator, drills, errors, health, pages, seo
+from app.pages import calculator, content_pages, drills
+from app.web import errors, health, seo
 from app.web.deps import base_url
 from app.web.templating import SITE_NAME, SITE_TAGLINE
 
@@ -48,7 +50,13 @@ async def static(request: Request) -> Response:
 def install(app: FastAPI) -> None:
     from app.accounts import account_routes
     from app.accounts import routes as account_pages
-    from app.accounts.deps import LoginRequired, login_url, viewer_context
+    from app.accounts.deps import (
+        LoginRequired,
+        login_url,
+        viewer_context,
+        viewer_outside_routes,
+    )
+    from app.accounts.sessions import ANONYMOUS
     from app.api import content as content_api
     from app.api import docs as api_docs
     from app.api import drills as drills_api
@@ -56,13 +64,17 @@ def install(app: FastAPI) -> None:
     from app.discussion import moderation_routes, notify
     from app.discussion import routes as discussion_routes
     from app.discussion.context import notification_context
+    from app.discussion.subjects import post_link
     from app.practice import export as _practice_export  # noqa: F401  (registers the export)
     from app.practice import me_routes
     from app.practice import routes as practice_routes
     from app.search import routes as search_routes
 
     app.state.context_providers.extend([site_context, viewer_context, notification_context])
-    errors.install_error_handlers(app)
+    errors.install_error_handlers(
+        app, errors.ViewerHooks(find=viewer_outside_routes, anonymous=ANONYMOUS)
+    )
+    app.state.renderer.environment.globals["post_link"] = post_link
 
     @app.exception_handler(LoginRequired)
     async def login_required(request: Request, exc: LoginRequired) -> Response:
@@ -76,7 +88,7 @@ def install(app: FastAPI) -> None:
     routers = (
         health.router,
         seo.router,
-        pages.router,
+        content_pages.router,
         account_pages.router,
         account_routes.router,
         discussion_routes.router,

@@ -15,12 +15,12 @@ from app.discussion import stats
 from app.discussion.answers import has_opened_answer
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
+from app.pages.showcase import showcase
 from app.practice import dashboard, progress
 from app.practice.panel import build_panel
 from app.search import browse
 from app.web.caching import conditional_async
 from app.web.deps import Content, Templates, base_url
-from app.web.showcase import showcase
 from app.web.templating import is_htmx
 
 router = APIRouter(include_in_schema=False)

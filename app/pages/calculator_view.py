@@ -10,12 +10,9 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.sizing import SizingError, remedies, size
-from app.sizing.request import MAX_CONTEXT
-from app.web import sizing_format as fmt
-from app.web.calculator_form import CalcForm, Prepared, prepare, record_error
-from app.web.calculator_time import TimeView, build_time_view
-from app.web.charts import (
+from app.pages.calculator_form import CalcForm, Prepared, prepare, record_error
+from app.pages.calculator_time import TimeView, build_time_view
+from app.pages.charts import (
     NARROW,
     WIDE,
     Chart,
@@ -25,7 +22,10 @@ from app.web.charts import (
     memory_bar,
     sample_contexts,
 )
-from app.web.serve_command import config_repo, hf_repo, serve_caveats, vllm_serve
+from app.pages.serve_command import config_repo, hf_repo, serve_caveats, vllm_serve
+from app.sizing import SizingError, remedies, size
+from app.sizing.request import MAX_CONTEXT
+from app.web import sizing_format as fmt
 
 REMEDY_FIELDS = ("gpu", "gpus", "tp", "context", "kv_dtype", "weight_dtype")
 

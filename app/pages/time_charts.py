@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.web.charts import NARROW, WIDE, Frame, Tick
+from app.pages.charts import NARROW, WIDE, Frame, Tick
 
 BAR_WIDTH = 1000
 STEP_PARTS = (
