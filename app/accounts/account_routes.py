@@ -23,7 +23,7 @@ from app.accounts.routes import (
     sign_out_browser,
     too_many,
 )
-from app.accounts.service import DELETE_CONFIRMATION, FormError
+from app.accounts.service import DELETE_CONFIRMATION, EmailInUse, FormError
 from app.db.models.accounts import User
 from app.db.session import DbSession
 from app.web.client_address import client_key
@@ -133,6 +133,27 @@ def settle(attempt: attempts.Attempt, error: FormError | None = None) -> None:
         attempt.refund()
 
 
+def reserve_email_change(
+    request: Request, db: DbSession, user: User
+) -> tuple[attempts.Attempt, Response | None]:
+    """Count a change of address before anything is checked; a 429 past an hour's or a day's
+    worth. Refunded unless the address was looked up (changed, or found to be taken)."""
+    if not request.app.state.settings.rate_limits:
+        return attempts.Attempt(db), None
+    subject = str(user.id)
+    attempt, refused = attempts.reserve(
+        limiter(request),
+        db,
+        [
+            (limits.EMAIL_CHANGES_PER_HOUR, subject, True),
+            (limits.EMAIL_CHANGES_PER_DAY, subject, True),
+        ],
+    )
+    if refused is not None:
+        return attempt, too_many(request, refused[1], "e-mail address changes")
+    return attempt, None
+
+
 @router.get("/account")
 def account(
     request: Request,
@@ -184,11 +205,17 @@ def update_email(
     attempt, blocked = reserve_password_check(request, db, user)
     if blocked is not None:
         return blocked
+    change, blocked = reserve_email_change(request, db, user)
+    if blocked is not None:
+        settle(attempt)  # no password was checked
+        return blocked
     try:
-        with db.begin_nested():  # a refused change writes nothing; the count above stays
+        with db.begin_nested():  # a refused change writes nothing; the counts above stay
             changed = accounts.change_email(db, user, email, current_password)
     except FormError as error:
         settle(attempt, error)
+        if not isinstance(error, EmailInUse):  # the address was never looked up
+            change.refund()
         return render_account(
             request,
             db,
@@ -201,6 +228,7 @@ def update_email(
         )
     settle(attempt)
     if not changed:
+        change.refund()
         return done("email-same")
     if not check(request, db, limits.VERIFY_PER_ADDRESS, account_subject(user.email)).allowed:
         return done("email-unsent")

@@ -48,6 +48,10 @@ class EmailTaken(FormError):
         self.email = email
 
 
+class EmailInUse(FormError):
+    """A change to an address another account has (the route keeps that attempt counted)."""
+
+
 def normalise_email(raw: str) -> str:
     """Validate the syntax and return the address lower-cased (no DNS lookups)."""
     candidate = (raw or "").strip()
@@ -174,7 +178,7 @@ def change_email(db: Session, user: User, new_email: str, current_password: str)
     if email == user.email:
         return False
     if find_by_email(db, email):
-        raise FormError({"email": "Another account already uses this address."})
+        raise EmailInUse({"email": "Another account already uses this address."})
     user.email = email
     user.email_verified_at = None
     tokens.retire(db, user.id)  # reset and verification links for the old address die with it
