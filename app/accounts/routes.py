@@ -23,7 +23,7 @@ from app.ratelimit import Limit, RateLimiter, Verdict
 from app.web.client_address import client_key, parse_address
 from app.web.cookies import DEVICE, SESSION, cookie_policy
 from app.web.csrf import rotate_csrf
-from app.web.deps import Templates, base_url
+from app.web.deps import Templates, mail_base_url
 from app.web.errors import error_response
 
 router = APIRouter(include_in_schema=False)
@@ -160,7 +160,7 @@ def tell_owner_of_signup_attempt(request: Request, db: DbSession, address: str) 
     """Sign-up has to say the address is taken (a new member is signed in at once); the owner
     at least hears of it, a couple of times a day at most."""
     if check(request, db, limits.SIGNUP_NOTICE_PER_ADDRESS, account_subject(address)).allowed:
-        mail = emails.signup_attempt(address, f"{base_url(request)}/forgot")
+        mail = emails.signup_attempt(address, f"{mail_base_url(request)}/forgot")
         enqueue_mail(db, mail, wake=request.app.state.mail_worker.wake)
 
 
