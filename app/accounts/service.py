@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts import sessions as session_store
 from app.accounts import tokens
+from app.accounts.lookalikes import lookalike_key
 from app.accounts.passwords import hash_password, needs_rehash, password_problem, verify_password
 from app.db.base import utcnow
 from app.db.models.accounts import ROLES, User
@@ -78,9 +79,10 @@ def clean_display_name(raw: str) -> str:
 
 
 def display_name_key(name: str) -> str:
-    """What makes two display names the same to a reader: Unicode compatibility forms and case
-    (NFKC case folding), so "Ａｄａ", "ADA" and "ada" are one name."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    """What makes two display names the same to a reader: Unicode compatibility forms, case and
+    look-alike letters from other scripts (app/accounts/lookalikes.py), so "Ａｄａ", "ADA" and
+    "ada" are one name, and so are "Mod" and "Мod" with a Cyrillic М."""
+    return lookalike_key(name)
 
 
 def _name_taken(db: Session, key: str, *, other_than: int | None = None) -> bool:
@@ -90,7 +92,10 @@ def _name_taken(db: Session, key: str, *, other_than: int | None = None) -> bool
     return db.scalar(statement.limit(1)) is not None
 
 
-NAME_TAKEN = "Someone already uses that display name (names ignore case). Choose another."
+NAME_TAKEN = (
+    "Someone already uses that display name (names ignore case and look-alike letters). "
+    "Choose another."
+)
 
 
 def find_by_email(db: Session, email: str) -> User | None:
