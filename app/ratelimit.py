@@ -4,6 +4,11 @@ A hit is one atomic upsert in the request's own transaction (a second connection
 on the request's own SQLite write lock). Routes answer limits and failures with a response
 rather than an exception, so the count commits with the request. Fixed windows keep it to one
 statement per check.
+
+A limit on failures (wrong passwords) hits before the work it guards and refunds the hit when
+the attempt turns out not to be a failure: counting only after a check lets a burst of parallel
+requests all pass a check that none of them has counted yet. The hit also holds the counter's
+row lock on PostgreSQL until the request commits, so attempts on one counter queue up.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -36,6 +41,9 @@ class Verdict:
     allowed: bool
     count: int
     retry_after: int  # seconds until the window resets (0 when allowed)
+    # The counter a hit went to, so it can be refunded (empty for a peek).
+    key: str = ""
+    window_start: int = 0
 
     @property
     def retry_after_minutes(self) -> int:
@@ -55,8 +63,8 @@ class RateLimiter:
         key, window_start, now = self._window(limit, subject)
         count = _increment(db, key, window_start)
         if count <= limit.max_hits:
-            return Verdict(True, count, 0)
-        return Verdict(False, count, window_start + limit.window_seconds - now)
+            return Verdict(True, count, 0, key, window_start)
+        return Verdict(False, count, window_start + limit.window_seconds - now, key, window_start)
 
     def peek(self, db: Session, limit: Limit, subject: str) -> Verdict:
         """Whether `subject` is currently blocked, without counting an attempt."""
@@ -86,6 +94,21 @@ def _increment(session: Session, key: str, window_start: int) -> int:
         set_={"count": RateLimitHit.count + 1},
     ).returning(RateLimitHit.count)
     return int(session.execute(statement).scalar_one())
+
+
+def refund(db: Session, verdict: Verdict) -> None:
+    """Take back the attempt `verdict` counted (in the window it was counted in)."""
+    if not verdict.key:
+        return
+    db.execute(
+        update(RateLimitHit)
+        .where(
+            RateLimitHit.key == verdict.key,
+            RateLimitHit.window_start == verdict.window_start,
+            RateLimitHit.count > 0,
+        )
+        .values(count=RateLimitHit.count - 1)
+    )
 
 
 def clear(db: Session, limit: Limit, subject: str) -> None:

@@ -160,3 +160,57 @@ def test_account_salts_rebuild_keeps_every_row_key_and_index_and_never_reuses_id
 
     command.downgrade(config, "0013_practice_open_attempt")
     command.upgrade(config, "0014_account_salts")
+
+
+def test_lookalike_display_names_are_numbered_when_keys_become_skeletons(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """0015 recomputes every key as a look-alike skeleton: the oldest account keeps its
+    name, later look-alikes ("Мod" with a Cyrillic М) are numbered, and down again restores the
+    case-folded keys."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from app.accounts.service import display_name_key
+    from app.db.migrate import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'lookalikes.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0014_account_salts")
+    engine = create_engine(url)
+    # Keys as 0007 made them (NFKC case folding): all distinct, so all were accepted.
+    names = ["Mod", "\u041cod", "Grace", "M\u043ed 2", "\u041c\u0430\u0440\u0438\u044f", "Mod 2"]
+    with engine.begin() as connection:
+        for number, name in enumerate(names):
+            connection.execute(
+                text(
+                    "INSERT INTO users (email, display_name, display_name_key, password_hash, "
+                    "role, timezone, spoiler_guard, notify_replies_by_email, created_at, "
+                    "updated_at, credential_salt) VALUES (:email, :name, :key, 'x', 'member', "
+                    "'UTC', 1, 0, '2026-01-01', '2026-01-01', :salt)"
+                ),
+                {
+                    "email": f"u{number}@example.com",
+                    "name": name,
+                    "key": name.casefold(),
+                    "salt": f"{number:032x}",
+                },
+            )
+    command.upgrade(config, "0015_display_name_skeleton")
+    with engine.connect() as connection:
+        rows = connection.execute(
+            text("SELECT display_name, display_name_key FROM users ORDER BY id")
+        ).all()
+    renamed = [
+        "Mod",
+        "\u041cod 2",
+        "Grace",
+        "M\u043ed 2 2",
+        "\u041c\u0430\u0440\u0438\u044f",
+        "Mod 2 3",  # "Mod 2 2" looks like the Cyrillic one's
+    ]
+    assert [row[0] for row in rows] == renamed
+    assert [row[1] for row in rows] == [display_name_key(name) for name in renamed]
+    command.downgrade(config, "0014_account_salts")
+    with engine.connect() as connection:
+        keys = connection.execute(text("SELECT display_name_key FROM users ORDER BY id")).all()
+    engine.dispose()
+    assert [row[0] for row in keys] == [name.casefold() for name in renamed]

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from ua_parser import parse as parse_user_agent
 
-from app.accounts import limits
+from app.accounts import attempts, limits
 from app.accounts import service as accounts
 from app.accounts import sessions as session_store
 from app.accounts.credentials import revoke_signed_credentials
@@ -25,7 +25,7 @@ from app.accounts.routes import (
     sign_out_browser,
     too_many,
 )
-from app.accounts.service import DELETE_CONFIRMATION, FormError
+from app.accounts.service import DELETE_CONFIRMATION, EmailInUse, FormError
 from app.db.models.accounts import User
 from app.db.session import DbSession
 from app.web.client_address import client_key
@@ -109,30 +109,51 @@ def done(notice: str) -> RedirectResponse:
 # --- current-password checks: per (account, client), with a higher account-wide ceiling ---------
 
 
-def _check_subjects(request: Request, user: User) -> tuple[str, str]:
-    return f"{user.id}|{client_key(request)}", str(user.id)
+def reserve_password_check(
+    request: Request, db: DbSession, user: User
+) -> tuple[attempts.Attempt, Response | None]:
+    """Count this current-password check before the password is verified (see
+    app/accounts/attempts.py); a 429 when this client, or everyone together, has got the
+    current password wrong too often for this account."""
+    per_client, per_account = f"{user.id}|{client_key(request)}", str(user.id)
+    attempt, refused = attempts.reserve(
+        limiter(request),
+        db,
+        [
+            (limits.PASSWORD_CHECK_PER_CLIENT, per_client, True),
+            (limits.PASSWORD_CHECK_PER_ACCOUNT, per_account, True),
+        ],
+    )
+    if refused is not None:
+        return attempt, too_many(request, refused[1], "wrong current passwords")
+    return attempt, None
 
 
-def password_checks_blocked(request: Request, db: DbSession, user: User) -> Response | None:
-    """A 429 when this client (or everyone together) has got the current password wrong too
-    often for this account; None to go ahead."""
-    per_client, per_account = _check_subjects(request, user)
-    for limit, subject in (
-        (limits.PASSWORD_CHECK_PER_CLIENT, per_client),
-        (limits.PASSWORD_CHECK_PER_ACCOUNT, per_account),
-    ):
-        verdict = limiter(request).peek(db, limit, subject)
-        if not verdict.allowed:
-            return too_many(request, verdict, "wrong current passwords")
-    return None
+def settle(attempt: attempts.Attempt, error: FormError | None = None) -> None:
+    """Only a wrong current password stays counted."""
+    if error is None or "current_password" not in error.errors:
+        attempt.refund()
 
 
-def count_wrong_password(request: Request, db: DbSession, user: User, error: FormError) -> None:
-    """Called after the failed change was rolled back, so the count commits on its own."""
-    if "current_password" in error.errors:
-        per_client, per_account = _check_subjects(request, user)
-        check(request, db, limits.PASSWORD_CHECK_PER_CLIENT, per_client)
-        check(request, db, limits.PASSWORD_CHECK_PER_ACCOUNT, per_account)
+def reserve_email_change(
+    request: Request, db: DbSession, user: User
+) -> tuple[attempts.Attempt, Response | None]:
+    """Count a change of address before anything is checked; a 429 past an hour's or a day's
+    worth. Refunded unless the address was looked up (changed, or found to be taken)."""
+    if not request.app.state.settings.rate_limits:
+        return attempts.Attempt(db), None
+    subject = str(user.id)
+    attempt, refused = attempts.reserve(
+        limiter(request),
+        db,
+        [
+            (limits.EMAIL_CHANGES_PER_HOUR, subject, True),
+            (limits.EMAIL_CHANGES_PER_DAY, subject, True),
+        ],
+    )
+    if refused is not None:
+        return attempt, too_many(request, refused[1], "e-mail address changes")
+    return attempt, None
 
 
 @router.get("/account")
@@ -183,13 +204,20 @@ def update_email(
     email: Text = "",
     current_password: Text = "",
 ) -> Response:
-    if (blocked := password_checks_blocked(request, db, user)) is not None:
+    attempt, blocked = reserve_password_check(request, db, user)
+    if blocked is not None:
+        return blocked
+    change, blocked = reserve_email_change(request, db, user)
+    if blocked is not None:
+        settle(attempt)  # no password was checked
         return blocked
     try:
-        changed = accounts.change_email(db, user, email, current_password)
+        with db.begin_nested():  # a refused change writes nothing; the counts above stay
+            changed = accounts.change_email(db, user, email, current_password)
     except FormError as error:
-        db.rollback()
-        count_wrong_password(request, db, user, error)
+        settle(attempt, error)
+        if not isinstance(error, EmailInUse):  # the address was never looked up
+            change.refund()
         return render_account(
             request,
             db,
@@ -200,7 +228,9 @@ def update_email(
             form={"email": email},
             status_code=422,
         )
+    settle(attempt)
     if not changed:
+        change.refund()
         return done("email-same")
     if not check(request, db, limits.VERIFY_PER_ADDRESS, account_subject(user.email)).allowed:
         return done("email-unsent")
@@ -233,18 +263,20 @@ def update_password(
     new_password: Text = "",
 ) -> Response:
     assert viewer.session is not None
-    if (blocked := password_checks_blocked(request, db, user)) is not None:
+    attempt, blocked = reserve_password_check(request, db, user)
+    if blocked is not None:
         return blocked
     try:
-        accounts.change_password(
-            db, user, current_password, new_password, keep_session_id=viewer.session.id
-        )
+        with db.begin_nested():
+            accounts.change_password(
+                db, user, current_password, new_password, keep_session_id=viewer.session.id
+            )
     except FormError as error:
-        db.rollback()
-        count_wrong_password(request, db, user, error)
+        settle(attempt, error)
         return render_account(
             request, db, templates, viewer, section="password", errors=error.errors, status_code=422
         )
+    settle(attempt)
     response = done("password")
     remember_device(request, response, user)
     return response
@@ -316,16 +348,18 @@ def delete(
     current_password: Text = "",
     confirmation: Text = "",
 ) -> Response:
-    if (blocked := password_checks_blocked(request, db, user)) is not None:
+    attempt, blocked = reserve_password_check(request, db, user)
+    if blocked is not None:
         return blocked
     try:
-        accounts.delete_account(db, user, current_password, confirmation)
+        with db.begin_nested():
+            accounts.delete_account(db, user, current_password, confirmation)
     except FormError as error:
-        db.rollback()
-        count_wrong_password(request, db, user, error)
+        settle(attempt, error)
         return render_account(
             request, db, templates, viewer, section="delete", errors=error.errors, status_code=422
         )
+    settle(attempt)
     response = RedirectResponse("/login?notice=account-deleted", 303)
     sign_out_browser(request, response)
     return response

@@ -24,3 +24,9 @@ VERIFY_PER_ADDRESS = Limit("verify-address", max_hits=5, window_seconds=DAY)
 # Wrong current passwords on /account (password, e-mail, deletion).
 PASSWORD_CHECK_PER_CLIENT = Limit("pw-check-client", max_hits=5, window_seconds=FIFTEEN_MINUTES)
 PASSWORD_CHECK_PER_ACCOUNT = Limit("pw-check", max_hits=20, window_seconds=FIFTEEN_MINUTES)
+# Changes of the account's own e-mail address, counted whether or not another account has the
+# new address, before that is looked up: five an hour leaves room for typos and changing back,
+# ten a day bounds what /account/email can tell about which addresses have accounts, and how
+# many confirmation mails (each opening with the member's display name) one account can send.
+EMAIL_CHANGES_PER_HOUR = Limit("email-change", max_hits=5, window_seconds=HOUR)
+EMAIL_CHANGES_PER_DAY = Limit("email-change-day", max_hits=10, window_seconds=DAY)

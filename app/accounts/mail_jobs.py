@@ -12,7 +12,7 @@ from app.accounts import emails, tokens
 from app.db.models.accounts import User
 from app.mail import Mail
 from app.outbox import Composer, enqueue
-from app.web.deps import base_url
+from app.web.deps import mail_base_url
 
 PASSWORD_RESET = "password_reset"
 VERIFY_EMAIL = "verify_email"
@@ -20,12 +20,12 @@ VERIFY_EMAIL = "verify_email"
 
 def queue_password_reset(request: Request, db: Session, address: str) -> None:
     """Queued for any well-formed address; the worker sends only if it has an account."""
-    payload = {"email": address, "base_url": base_url(request)}
+    payload = {"email": address, "base_url": mail_base_url(request)}
     enqueue(db, PASSWORD_RESET, payload, wake=request.app.state.mail_worker.wake)
 
 
 def queue_verification(request: Request, db: Session, user: User) -> None:
-    payload = {"user_id": user.id, "email": user.email, "base_url": base_url(request)}
+    payload = {"user_id": user.id, "email": user.email, "base_url": mail_base_url(request)}
     enqueue(db, VERIFY_EMAIL, payload, wake=request.app.state.mail_worker.wake)
 
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app import ratelimit
-from app.accounts import emails, limits, mail_jobs, tokens
+from app.accounts import attempts, emails, limits, mail_jobs, tokens
 from app.accounts import service as accounts
 from app.accounts import sessions as session_store
 from app.accounts.deps import CurrentViewer, safe_next
@@ -23,7 +23,7 @@ from app.ratelimit import Limit, RateLimiter, Verdict
 from app.web.client_address import client_key, parse_address
 from app.web.cookies import DEVICE, SESSION, cookie_policy
 from app.web.csrf import rotate_csrf
-from app.web.deps import Templates, base_url
+from app.web.deps import Templates, mail_base_url
 from app.web.errors import error_response
 
 router = APIRouter(include_in_schema=False)
@@ -167,7 +167,7 @@ def tell_owner_of_signup_attempt(request: Request, db: DbSession, address: str) 
     """Sign-up has to say the address is taken (a new member is signed in at once); the owner
     at least hears of it, a couple of times a day at most."""
     if check(request, db, limits.SIGNUP_NOTICE_PER_ADDRESS, account_subject(address)).allowed:
-        mail = emails.signup_attempt(address, f"{base_url(request)}/forgot")
+        mail = emails.signup_attempt(address, f"{mail_base_url(request)}/forgot")
         enqueue_mail(db, mail, wake=request.app.state.mail_worker.wake)
 
 
@@ -197,31 +197,37 @@ def login(
     account = account_subject(email)
     client = client_key(request)
     per_client = f"{account}|{client}"
-    blocked = limiter(request).peek(db, limits.LOGIN_FAILURES_PER_CLIENT, per_client)
-    if not blocked.allowed:
-        return too_many(
-            request, blocked, "failed sign-ins for this account; you can also reset the password"
-        )
+    # Counted before the password is checked (app/accounts/attempts.py); the account-wide
+    # ceiling does not stop a browser that signed in to this account before.
     known = accounts.find_by_email(db, email or "")
     device = request.cookies.get(cookie_policy(request).device)
-    if known is None or not is_known_device(
+    known_device = known is not None and is_known_device(
         request.app.state.secret_key, device, known.id, known.credential_salt
-    ):
-        blocked = limiter(request).peek(db, limits.LOGIN_FAILURES_PER_ACCOUNT, account)
-        if not blocked.allowed:
-            return too_many(
-                request,
-                blocked,
+    )
+    attempt, refused = attempts.reserve(
+        limiter(request),
+        db,
+        [
+            (limits.LOGIN_FAILURES_PER_CLIENT, per_client, True),
+            (limits.LOGIN_FAILURES_PER_ACCOUNT, account, not known_device),
+        ],
+    )
+    if refused is not None:
+        limit, blocked = refused
+        if limit is limits.LOGIN_FAILURES_PER_CLIENT:
+            what = "failed sign-ins for this account; you can also reset the password"
+        else:
+            what = (
                 "failed sign-ins for this account; sign in from a browser you have used before, "
-                "or reset the password",
+                "or reset the password"
             )
+        return too_many(request, blocked, what)
     verdict = check(request, db, limits.LOGIN_PER_IP, client)
     if not verdict.allowed:
+        attempt.refund()
         return too_many(request, verdict, "sign-in attempts from your network")
     user = accounts.authenticate(db, email, password)
-    if user is None:
-        check(request, db, limits.LOGIN_FAILURES_PER_CLIENT, per_client)
-        check(request, db, limits.LOGIN_FAILURES_PER_ACCOUNT, account)
+    if user is None:  # a failure: the attempt stays counted
         values = {
             "next": next_path,
             "form": {"email": email},
@@ -229,6 +235,7 @@ def login(
             "notice": None,
         }
         return templates.page(request, "accounts/login.html", values, status_code=422)
+    attempt.refund()
     response = RedirectResponse(next_path, 303)
     sign_in(request, response, db, user, next_path)
     return response
@@ -237,8 +244,9 @@ def login(
 def forget_sign_in_failures(db: DbSession, email: str) -> None:
     """After a password reset the owner can sign in at once, whoever failed before."""
     account = account_subject(email)
-    ratelimit.clear(db, limits.LOGIN_FAILURES_PER_ACCOUNT, account)
+    # Per client first, then account-wide: the order sign-in takes these rows in.
     ratelimit.clear_prefix(db, limits.LOGIN_FAILURES_PER_CLIENT, f"{account}|")
+    ratelimit.clear(db, limits.LOGIN_FAILURES_PER_ACCOUNT, account)
 
 
 @router.post("/logout")

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from app.accounts import sessions as session_store
 from app.accounts import tokens
 from app.accounts.credentials import revoke_signed_credentials
+from app.accounts.lookalikes import lookalike_key
 from app.accounts.passwords import hash_password, needs_rehash, password_problem, verify_password
 from app.db.base import utcnow
 from app.db.models.accounts import ROLES, User
@@ -49,6 +50,10 @@ class EmailTaken(FormError):
         self.email = email
 
 
+class EmailInUse(FormError):
+    """A change to an address another account has (the route keeps that attempt counted)."""
+
+
 def normalise_email(raw: str) -> str:
     """Validate the syntax and return the address lower-cased (no DNS lookups)."""
     candidate = (raw or "").strip()
@@ -75,9 +80,10 @@ def clean_display_name(raw: str) -> str:
 
 
 def display_name_key(name: str) -> str:
-    """What makes two display names the same to a reader: Unicode compatibility forms and case
-    (NFKC case folding), so "Ａｄａ", "ADA" and "ada" are one name."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    """What makes two display names the same to a reader: Unicode compatibility forms, case and
+    look-alike letters from other scripts (app/accounts/lookalikes.py), so "Ａｄａ", "ADA" and
+    "ada" are one name, and so are "Mod" and "Мod" with a Cyrillic М."""
+    return lookalike_key(name)
 
 
 def _name_taken(db: Session, key: str, *, other_than: int | None = None) -> bool:
@@ -87,7 +93,10 @@ def _name_taken(db: Session, key: str, *, other_than: int | None = None) -> bool
     return db.scalar(statement.limit(1)) is not None
 
 
-NAME_TAKEN = "Someone already uses that display name (names ignore case). Choose another."
+NAME_TAKEN = (
+    "Someone already uses that display name (names ignore case and look-alike letters). "
+    "Choose another."
+)
 
 
 def find_by_email(db: Session, email: str) -> User | None:
@@ -175,7 +184,7 @@ def change_email(db: Session, user: User, new_email: str, current_password: str)
     if email == user.email:
         return False
     if find_by_email(db, email):
-        raise FormError({"email": "Another account already uses this address."})
+        raise EmailInUse({"email": "Another account already uses this address."})
     user.email = email
     user.email_verified_at = None
     tokens.retire(db, user.id)  # reset and verification links for the old address die with it

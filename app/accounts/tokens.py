@@ -15,6 +15,10 @@ from app.db.models.accounts import EmailToken, User
 RESET = "reset"
 VERIFY = "verify"
 LIFETIMES = {RESET: timedelta(hours=1), VERIFY: timedelta(days=3)}
+# Earlier unused links that stay valid when a new one is issued. Anyone may ask for a reset of
+# any address, and that must not cancel the link its owner is about to open: a reset keeps the
+# one before it. Only the signed-in owner asks for a verification link: the newest alone works.
+KEEP_EARLIER = {RESET: 1, VERIFY: 0}
 
 
 def retire(db: Session, user_id: int, *purposes: str) -> None:
@@ -28,10 +32,25 @@ def retire(db: Session, user_id: int, *purposes: str) -> None:
     db.execute(statement.values(used_at=utcnow()))
 
 
+def _retire_all_but_newest(db: Session, user_id: int, purpose: str, keep: int) -> None:
+    unused = db.scalars(
+        select(EmailToken.id)
+        .where(
+            EmailToken.user_id == user_id,
+            EmailToken.purpose == purpose,
+            EmailToken.used_at.is_(None),
+        )
+        .order_by(EmailToken.created_at.desc(), EmailToken.id.desc())
+    ).all()
+    if older := unused[keep:]:
+        db.execute(update(EmailToken).where(EmailToken.id.in_(older)).values(used_at=utcnow()))
+
+
 def issue(db: Session, user: User, purpose: str) -> str:
-    """Create a token and return the raw value for the link; earlier unused ones are retired."""
+    """Create a token and return the raw value for the link; earlier unused ones are retired
+    but for the newest KEEP_EARLIER[purpose]."""
     now = utcnow()
-    retire(db, user.id, purpose)
+    _retire_all_but_newest(db, user.id, purpose, KEEP_EARLIER[purpose])
     raw = secrets.token_urlsafe(32)
     db.add(
         EmailToken(

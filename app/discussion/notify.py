@@ -29,7 +29,7 @@ from app.db.session import DbSession
 from app.discussion.subjects import post_link
 from app.mail import Mail
 from app.outbox import enqueue_mail
-from app.web.deps import Templates, base_url
+from app.web.deps import Templates, mail_base_url
 
 router = APIRouter(include_in_schema=False)
 LINK_LIFETIME = timedelta(days=90)
@@ -93,7 +93,7 @@ def email_reply_later(request: Request, db: Session, reply: Post) -> None:
         return
     if not recipient.notify_replies_by_email:
         return
-    root = base_url(request)
+    root = mail_base_url(request)
     link = root + post_link(reply.subject_type, reply.subject_slug, reply.id, newest=True)
     unsubscribe = f"{root}/unsubscribe/{unsubscribe_token(request.app.state.secret_key, recipient)}"
     excerpt = (

@@ -33,6 +33,20 @@ def base_url(request: Request) -> str:
     return configured or str(request.base_url).rstrip("/")
 
 
+def mail_base_url(request: Request) -> str:
+    """The origin of links sent by mail: the configured public URL, or without one (development
+    and tests only: production refuses to start without it) the loopback address on the port
+    the request came in on. Never the Host header, which whoever makes the site mail someone
+    else (a reset, a sign-up on their address) chooses. The port is the socket's (ASGI
+    `server`); a developer reaching the app from another machine sets PREFILL_PUBLIC_URL."""
+    configured: str = request.app.state.settings.public_url
+    if configured:
+        return configured
+    server = request.scope.get("server")
+    port = server[1] if server else None
+    return f"http://127.0.0.1:{port}" if port else "http://127.0.0.1"
+
+
 # A database id in a URL: bounded so a 30-digit number is a 422, not an integer overflow.
 MAX_ROW_ID = 2**53
 RowId = Annotated[int, Path(ge=1, le=MAX_ROW_ID)]

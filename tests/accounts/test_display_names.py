@@ -1,4 +1,5 @@
-"""Display names are unique ignoring case and width, and moderators carry a badge on their posts."""
+"""Display names are unique ignoring case, width and look-alike letters from other scripts (the
+Unicode TR39 skeleton), and moderators carry a badge on their posts."""
 
 from __future__ import annotations
 
@@ -15,6 +16,50 @@ def test_a_taken_display_name_is_refused_at_sign_up(client: TestClient, second: 
     response = signup(client, name=second)
     assert response.status_code == 422
     assert "already uses that display name" in response.text
+
+
+# Cyrillic М, Greek Μ, Cyrillic о, Greek ο; a fullwidth Ｍ with a Cyrillic о; digits for letters.
+LOOKALIKES = ["\u041cod", "\u039cod", "M\u043ed", "M\u03bfd", "\uff2d\u043ed", "MOD", "m0d"]
+
+
+@pytest.mark.parametrize("lookalike", LOOKALIKES)
+def test_a_lookalike_of_a_taken_name_is_refused(client: TestClient, lookalike: str) -> None:
+    assert signup(TestClient(client.app), name="Mod").status_code == 303
+    response = signup(client, name=lookalike)
+    assert response.status_code == 422
+    assert "already uses that display name" in response.text
+
+
+def test_a_lookalike_is_refused_whichever_came_first(client: TestClient) -> None:
+    assert signup(TestClient(client.app), name="\u041cod").status_code == 303  # Cyrillic first
+    assert signup(client, name="Mod").status_code == 422
+    member = TestClient(client.app)
+    assert signup(member, name="Someone Else").status_code == 303
+    refused = post_form(member, "/account/profile", {"display_name": "M\u043ed"})
+    assert refused.status_code == 422 and "already uses that display name" in refused.text
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["\u041c\u0430\u0440\u0438\u044f", "Maria"],  # Мария (Cyrillic) and Maria
+        ["\u674e\u96f7", "\u674e\u660e"],  # 李雷, 李明
+        ["\u0395\u03bb\u03ad\u03bd\u03b7", "Zo\u00eb", "\u0639\u0644\u064a"],  # Ελένη, Zoë, علي
+        ["Ada", "Ada Lovelace", "Mod", "Modest"],
+    ],
+)
+def test_names_in_any_script_that_differ_to_a_reader_are_all_accepted(
+    client: TestClient, names: list[str]
+) -> None:
+    for name in names:
+        assert signup(TestClient(client.app), name=name).status_code == 303, name
+
+
+def test_a_name_whose_key_outgrows_the_column_still_signs_up(client: TestClient) -> None:
+    """A ligature such as ﷺ folds to 18 letters: sixty of them make a key past any column."""
+    assert signup(TestClient(client.app), name="\ufdfa" * 60).status_code == 303
+    again = signup(client, name="\ufdfa" * 60)
+    assert again.status_code == 422 and "already uses that display name" in again.text
 
 
 def test_a_taken_display_name_is_refused_on_the_profile(client: TestClient) -> None:

@@ -119,3 +119,20 @@ def test_two_requests_racing_with_one_link_change_the_password_once(app, databas
     assert login(TestClient(app), email, PASSWORD).status_code == 303
     with app.state.db.reader() as db:
         assert db.scalar(select(EmailToken.used_at).where(EmailToken.token_hash == token_hash(raw)))
+
+
+def test_a_new_request_keeps_the_newest_two_links(client: TestClient) -> None:
+    """Anyone can ask for a reset of any address; that must not cancel the link its owner is
+    about to open. The newest two stay valid; using one (a password change) retires them all."""
+    email = unique_email()
+    signup(TestClient(client.app), email=email)
+    owners = reset_link(TestClient(client.app), email)
+    strangers = reset_link(TestClient(client.app), email)
+    assert client.get(owners).status_code == 200  # still good after someone else's request
+    assert client.get(strangers).status_code == 200
+    third = reset_link(TestClient(client.app), email)
+    assert client.get(owners).status_code == 410  # only the newest two are kept
+    assert client.get(strangers).status_code == 200
+    assert use(TestClient(client.app), third).status_code == 303
+    assert client.get(strangers).status_code == 410  # the change retired the other one
+    assert use(TestClient(client.app), strangers).status_code == 410
