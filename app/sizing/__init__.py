@@ -15,7 +15,8 @@ from .errors import (
     UnsupportedArchitectureError,
 )
 from .gpus import GPU, GPUS, get_gpu
-from .parse import parse_config
+from .model.parse import parse_config
+from .model.spec import Attention, LayerSpec, ModelSpec, ParamCounts, State
 from .presets import (
     Preset,
     find_preset_id,
@@ -29,7 +30,6 @@ from .report import format_report
 from .request import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES, SizingRequest
 from .result import SizingResult
 from .sizer import size
-from .spec import Attention, LayerSpec, ModelSpec, ParamCounts, State
 
 __all__ = [
     "DEFAULT_GPU_UTIL",

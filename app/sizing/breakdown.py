@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dtypes import MODEL_DTYPE_BYTES
 from .kv import (
     FP8_DS_MLA_SCALE_BLOCK,
     INDEXER_QUANT_BLOCK,
@@ -16,7 +15,8 @@ from .kv import (
     state_bytes,
     uses_fp8_ds_mla,
 )
-from .spec import Attention, LayerClass, ModelSpec, State
+from .model.dtypes import MODEL_DTYPE_BYTES
+from .model.spec import Attention, LayerClass, ModelSpec, State
 
 
 def compact_ranges(indices: list[int]) -> str:

@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .dtypes import KV_DTYPE_BYTES
 from .errors import ConfigError, SizingError
-from .parse import parse_config
+from .model.dtypes import KV_DTYPE_BYTES
+from .model.parse import parse_config
+from .model.spec import ModelSpec
 from .perf_profiles import DEFAULT_PROFILE, PROFILES
 from .presets import load_preset
 from .remedies import remedies
@@ -25,7 +26,6 @@ from .report import format_report
 from .report_time import format_time
 from .request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
 from .sizer import size
-from .spec import ModelSpec
 
 EXIT_BAD_INPUT = 2
 _UNITS = {

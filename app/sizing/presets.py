@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UnknownModelError
-from .parse import parse_config
-from .spec import ModelSpec
+from .model.parse import parse_config
+from .model.spec import ModelSpec
 
 PRESET_DIR = Path(__file__).parent / "presets"
 

@@ -16,10 +16,10 @@ from typing import Any
 from .capacity import legal_tp_degrees
 from .errors import SizingError
 from .gpus import GPUS, get_gpu
+from .model.spec import ModelSpec
 from .request import MAX_GPUS, SizingRequest
 from .result import SizingResult
 from .sizer import size
-from .spec import ModelSpec
 
 KEY_NUMBERS = (
     "max_concurrency",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
 from .errors import SizingError
 from .gpus import get_gpu
+from .model.dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
 from .perf_profiles import get_profile
 
 GIB = 1 << 30

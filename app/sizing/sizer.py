@@ -6,12 +6,12 @@ from typing import Any
 
 from .breakdown import layer_groups
 from .capacity import Replica, legal_tp_degrees, min_gpus, resolve, weights_reason
-from .dtypes import kv_dtype_bytes
 from .gpus import GPU
 from .kv import CacheProfile, profile
+from .model.dtypes import kv_dtype_bytes
+from .model.spec import ModelSpec
 from .request import SizingRequest
 from .result import SizingResult
-from .spec import ModelSpec
 from .timing import estimate
 from .units import fmt_bytes
 

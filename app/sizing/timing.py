@@ -14,9 +14,9 @@ from .capacity import Replica, resolve
 from .gpu_perf import dense_tflops, interconnect, missing_figures
 from .gpus import GPU
 from .kv import CacheProfile
+from .model.spec import ModelSpec
 from .perf_profiles import get_profile
 from .request import SizingRequest
-from .spec import ModelSpec
 from .step_model import StepModel, StepParts, experts_touched
 
 # Every key of the time object, so a null estimate has the same shape as a real one.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .errors import ConfigError, UnsupportedArchitectureError
+from ..errors import ConfigError, UnsupportedArchitectureError
 
 # Absurdity bounds: generous for any real model, small enough to keep arithmetic and loops cheap.
 MAX_DIM = 1 << 20  # hidden sizes, head dims, intermediate sizes

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 from .linears import EXPERTS
 from .precision import (
     FP8_PER_TENSOR,

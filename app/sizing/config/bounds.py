@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import Keys
-from .errors import ConfigError
+from ..errors import ConfigError
+from .keys import Keys
 
 # JSON values (objects, arrays, strings, numbers, ...) in one config. Quantised checkpoints list
 # their modules one by one: the largest committed vector (an NVFP4 MiniMax) holds about 67,000.

@@ -7,8 +7,8 @@ never answered approximately. Refusals key on config keys and model types, never
 
 from __future__ import annotations
 
-from .config import Keys
-from .errors import UnsupportedArchitectureError
+from ..errors import UnsupportedArchitectureError
+from .keys import Keys
 
 # Config keys that change the cache or the parameter layout in ways the core does not model.
 UNMODELLED_FEATURES: tuple[tuple[str, str], ...] = (

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..config.bounds import check_config_size
+from ..config.coverage import refuse_unmodelled_family, refuse_unmodelled_features
+from ..config.keys import Keys, reject_non_decoders, unwrap
+from ..config.limits import context_limit, stated_positions
+from ..config.names import family_name
+from ..errors import ConfigError, SizingError, UnsupportedArchitectureError
 from .architecture import build_layers, decoder_dims
-from .bounds import check_config_size
-from .config import Keys, reject_non_decoders, unwrap
-from .coverage import refuse_unmodelled_family, refuse_unmodelled_features
-from .errors import ConfigError, SizingError, UnsupportedArchitectureError
-from .limits import context_limit, stated_positions
 from .linears import linear_inventory
-from .names import family_name
 from .params import count_params
 from .quant_config import read_quantization
 from .spec import ModelSpec

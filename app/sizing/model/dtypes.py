@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .errors import ConfigError, SizingError
+from ..errors import ConfigError, SizingError
 
 # KV cache element widths. fp8 is vLLM's default FP8_PER_TENSOR mode: one byte per element and a
 # scalar k/v scale per layer, so no per-token overhead (vllm/v1/kv_cache_interface.py).

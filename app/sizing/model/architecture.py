@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .bounds import layer_index_set
-from .config import MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, Keys
+from ..config.bounds import layer_index_set
+from ..config.keys import MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, Keys
+from ..errors import ConfigError, UnsupportedArchitectureError
 from .dtypes import state_dtype_bytes
-from .errors import ConfigError, UnsupportedArchitectureError
 from .spec import CHUNKED, FULL, SLIDING, Attention, LayerSpec, State
 
 # Per-layer mixer tags used while building: attention kinds, state kinds, hybrids and MLP-only.

@@ -5,16 +5,17 @@ attention projections (plain, gated-output, MLA with optional q-LoRA, DSA indexe
 and Mamba-1/2 mixers, dense and MoE MLPs (routed + shared experts, router, expert biases),
 RMSNorm/LayerNorm weights and biases. Tied embeddings are counted once; multi-token-prediction
 modules are counted separately; vision towers never. An unfamiliar ``model_type`` is flagged
-``exact=False`` and ``parse_config`` refuses it (coverage.py) rather than guess a block layout.
+``exact=False`` and ``parse_config`` refuses it (config/coverage.py) rather than guess a block
+layout.
 """
 
 from __future__ import annotations
 
 import math
 
+from ..config.bounds import layer_index_set
+from ..config.keys import MAX_EXPERTS, MAX_LAYERS, MAX_VOCAB, Keys
 from .architecture import Dims
-from .bounds import layer_index_set
-from .config import MAX_EXPERTS, MAX_LAYERS, MAX_VOCAB, Keys
 from .spec import Attention, LayerSpec, ParamCounts, State
 
 # Block layouts that differ from the Llama default, keyed by model_type.
@@ -117,7 +118,7 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
 
 
 def _tied_default() -> frozenset[str]:
-    from .config import TIED_BY_DEFAULT
+    from ..config.keys import TIED_BY_DEFAULT
 
     return TIED_BY_DEFAULT
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 from .linears import ROUTER, Linear
 
 BF16 = 2

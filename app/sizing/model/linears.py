@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..config.keys import Keys
 from .architecture import Dims
-from .config import Keys
 from .params import _GATED_ATTENTION_OUTPUT, _Moe
 from .spec import Attention, LayerSpec, State
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .config import MAX_POSITIONS, Keys
-from .errors import ConfigError
+from ..errors import ConfigError
+from .keys import MAX_POSITIONS, Keys
 
 POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
 
