@@ -4,7 +4,7 @@ Quantised checkpoints store matrices narrow and keep everything else (embeddings
 norms, biases, convolutions) in the model dtype, and their scale tensors depend on each matrix's
 shape. So ``precision.py`` needs the matrices one by one: this module lists them with a module
 name in transformers' naming (``model.layers.3.self_attn.q_proj``) for matching a checkpoint's
-lists of unquantised modules, following the same layouts as ``params.py``.
+lists of unquantised modules, following the same layouts as ``params.py`` (layouts.py, moe.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ..config.keys import Keys
 from .architecture import Dims
-from .params import _GATED_ATTENTION_OUTPUT, _Moe
+from .layouts import GATED_ATTENTION_OUTPUT
+from .moe import Moe
 from .spec import Attention, LayerSpec, State
 
 ATTENTION = "attention"
@@ -38,7 +39,7 @@ class Linear:
 
 
 def linear_inventory(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> list[Linear]:
-    moe = _Moe(keys, dims)
+    moe = Moe(keys, dims)
     out: list[Linear] = []
     for layer in layers:
         base = f"model.layers.{layer.index}"
@@ -53,7 +54,7 @@ def linear_inventory(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> l
 def _attention(keys: Keys, h: int, att: Attention, name: str) -> list[Linear]:
     if att.is_mla:
         return _mla(keys, h, att, name)
-    gate = 2 if keys.model_type in _GATED_ATTENTION_OUTPUT else 1
+    gate = 2 if keys.model_type in GATED_ATTENTION_OUTPUT else 1
     if gate == 2 and not keys.bool("attn_output_gate", True):
         gate = 1
     return [
@@ -118,7 +119,7 @@ def _mixer(keys: Keys, h: int, st: State, base: str) -> list[Linear]:
     ]
 
 
-def _mlp(keys: Keys, moe: _Moe, i: int, base: str, layer: LayerSpec) -> list[Linear]:
+def _mlp(keys: Keys, moe: Moe, i: int, base: str, layer: LayerSpec) -> list[Linear]:
     mt, h = keys.model_type, moe.h
     if mt == "nemotron_h":
         if layer.attention is not None or layer.state is not None:
@@ -147,7 +148,7 @@ def _dense(
     ]
 
 
-def _experts(keys: Keys, moe: _Moe, name: str) -> list[Linear]:
+def _experts(keys: Keys, moe: Moe, name: str) -> list[Linear]:
     mt, h, e, inter = keys.model_type, moe.h, moe.experts, moe.expert_inter
     if mt == "gpt_oss":  # fused expert tensors, router named "router"
         out = [
