@@ -14,7 +14,7 @@ from random import Random
 
 from app.sizing import GPUS, SizingRequest, legal_tp_degrees
 from app.sizing.capacity import Replica
-from app.sizing.gpus import GPU
+from app.sizing.catalogue.gpus import GPU
 from app.sizing.result import SizingResult
 
 from . import common as c

@@ -11,13 +11,13 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .catalogue.gpus import GPU, get_gpu
+from .deployment.request import MAX_GPUS, SizingRequest
 from .errors import ContextLimitError, IllegalTPError, SizingError
-from .gpus import GPU, get_gpu
 from .kv import CacheProfile, profile
 from .model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
 from .model.precision import shipped_weight_bytes
 from .model.spec import ModelSpec
-from .request import MAX_GPUS, SizingRequest
 from .units import fmt_bytes
 
 AS_SHIPPED = "auto"  # weight_dtype: the precision the checkpoint ships (bf16 when it states none)

@@ -15,16 +15,16 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from .catalogue.perf_profiles import DEFAULT_PROFILE, PROFILES
+from .catalogue.presets import load_preset
+from .deployment.request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
 from .errors import ConfigError, SizingError
 from .model.dtypes import KV_DTYPE_BYTES
 from .model.parse import parse_config
 from .model.spec import ModelSpec
-from .perf_profiles import DEFAULT_PROFILE, PROFILES
-from .presets import load_preset
 from .remedies import remedies
 from .report import format_report
 from .report_time import format_time
-from .request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
 from .sizer import size
 
 EXIT_BAD_INPUT = 2

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .capacity import legal_tp_degrees
+from .catalogue.gpus import GPUS, get_gpu
+from .deployment.request import MAX_GPUS, SizingRequest
 from .errors import SizingError
-from .gpus import GPUS, get_gpu
 from .model.spec import ModelSpec
-from .request import MAX_GPUS, SizingRequest
 from .result import SizingResult
 from .sizer import size
 

@@ -6,11 +6,11 @@ from typing import Any
 
 from .breakdown import layer_groups
 from .capacity import Replica, legal_tp_degrees, min_gpus, resolve, weights_reason
-from .gpus import GPU
+from .catalogue.gpus import GPU
+from .deployment.request import SizingRequest
 from .kv import CacheProfile, profile
 from .model.dtypes import kv_dtype_bytes
 from .model.spec import ModelSpec
-from .request import SizingRequest
 from .result import SizingResult
 from .timing import estimate
 from .units import fmt_bytes

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.sizing import SizingError, remedies, size
-from app.sizing.request import MAX_CONTEXT
+from app.sizing.deployment.request import MAX_CONTEXT
 from app.web import sizing_format as fmt
 from app.web.calculator_form import CalcForm, Prepared, prepare, record_error
 from app.web.calculator_time import TimeView, build_time_view

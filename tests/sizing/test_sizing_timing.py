@@ -1,6 +1,6 @@
 """The time estimate against measured rows (pytorch profile) and published engine runs (engine).
 
-The figures live in tests/sizing/data with their source; see app/sizing/perf_profiles.py.
+The figures live in tests/sizing/data with their source; see app/sizing/catalogue/perf_profiles.py.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from app.sizing import SizingError, SizingRequest, get_gpu, load_preset, parse_config, size
 from app.sizing.capacity import weights_bytes
+from app.sizing.catalogue.presets import load_preset_config
 from app.sizing.kv import profile
-from app.sizing.presets import load_preset_config
 from app.sizing.step_model import experts_touched
 from app.sizing.timing import step_model
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .errors import SizingError
-from .gpus import get_gpu
-from .model.dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
-from .perf_profiles import get_profile
+from ..catalogue.gpus import get_gpu
+from ..catalogue.perf_profiles import get_profile
+from ..errors import SizingError
+from ..model.dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
 
 GIB = 1 << 30
 
@@ -54,7 +54,7 @@ class SizingRequest:
     output_tokens: int | None = None  # tokens generated per request (request time)
     tpot_slo_ms: float | None = None  # TPOT target: the largest batch that meets it
     gpu_hour_usd: float | None = None  # price per GPU-hour: cost per million output tokens
-    perf_profile: str = "engine"  # efficiency profile of the time estimate (perf_profiles.py)
+    perf_profile: str = "engine"  # time-estimate efficiency profile (catalogue/perf_profiles.py)
 
     def __post_init__(self) -> None:
         if not isinstance(self.gpu, str) or not self.gpu.strip():

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import SizingError
+from ..errors import SizingError
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Presets: real config.json files shipped in ``presets/``, loadable by a lowercase id.
+"""Presets: real config.json files shipped in ``app/sizing/presets/``, loadable by a lowercase id.
 
 ``presets/index.json`` lists each preset's id, display name, family, a one-line description and
 the public source it was copied from (repository, path, commit). The config files are kept
@@ -14,11 +14,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .errors import UnknownModelError
-from .model.parse import parse_config
-from .model.spec import ModelSpec
+from ..errors import UnknownModelError
+from ..model.parse import parse_config
+from ..model.spec import ModelSpec
 
-PRESET_DIR = Path(__file__).parent / "presets"
+PRESET_DIR = Path(__file__).parent.parent / "presets"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ import difflib
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import UnknownGPUError
+from ..errors import UnknownGPUError
 
 MIB = 1 << 20
 GIB = 1 << 30
