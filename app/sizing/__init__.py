@@ -4,7 +4,6 @@ Pure standard-library Python; imports nothing from the rest of ``app``. See docs
 the semantics and the engine source of every formula.
 """
 
-from .capacity import legal_tp_degrees, tp_violation, weights_bytes
 from .catalogue.gpus import GPU, GPUS, get_gpu
 from .catalogue.presets import (
     Preset,
@@ -24,6 +23,7 @@ from .errors import (
     UnknownModelError,
     UnsupportedArchitectureError,
 )
+from .memory.capacity import legal_tp_degrees, tp_violation, weights_bytes
 from .model.parse import parse_config
 from .model.spec import Attention, LayerSpec, ModelSpec, ParamCounts, State
 from .remedies import Remedy, remedies

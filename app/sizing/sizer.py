@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .breakdown import layer_groups
-from .capacity import Replica, legal_tp_degrees, min_gpus, resolve, weights_reason
 from .catalogue.gpus import GPU
 from .deployment.request import SizingRequest
-from .kv import CacheProfile, profile
+from .memory.breakdown import layer_groups
+from .memory.capacity import Replica, legal_tp_degrees, min_gpus, resolve, weights_reason
+from .memory.kv import CacheProfile, profile
 from .model.dtypes import kv_dtype_bytes
 from .model.spec import ModelSpec
 from .result import SizingResult
-from .timing import estimate
+from .time.timing import estimate
 from .units import fmt_bytes
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.sizing import ModelSpec, SizingRequest
-from app.sizing.timing import curve, model_for
+from app.sizing.time.timing import curve, model_for
 from app.web import sizing_format as fmt
 from app.web.time_charts import CurveChart, StepSegment, curve_charts, sample_batches, step_bar
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model.dtypes import MODEL_DTYPE_BYTES
-from .model.spec import Attention, LayerClass, LayerSpec, ModelSpec, State
+from ..model.dtypes import MODEL_DTYPE_BYTES
+from ..model.spec import Attention, LayerClass, LayerSpec, ModelSpec, State
 
 INDEXER_QUANT_BLOCK = 128
 FP8_DS_MLA_SCALE_BLOCK = 128

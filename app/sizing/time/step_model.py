@@ -20,11 +20,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .catalogue.gpus import GPU
-from .catalogue.perf_profiles import PerfProfile
-from .kv import CacheProfile
-from .model.dtypes import MODEL_DTYPE_BYTES
-from .model.spec import ModelSpec
+from ..catalogue.gpus import GPU
+from ..catalogue.perf_profiles import PerfProfile
+from ..memory.kv import CacheProfile
+from ..model.dtypes import MODEL_DTYPE_BYTES
+from ..model.spec import ModelSpec
 
 
 @dataclass(frozen=True, slots=True)

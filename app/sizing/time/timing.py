@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .capacity import Replica, resolve
-from .catalogue.gpu_perf import dense_tflops, interconnect, missing_figures
-from .catalogue.gpus import GPU
-from .catalogue.perf_profiles import get_profile
-from .deployment.request import SizingRequest
-from .kv import CacheProfile
-from .model.spec import ModelSpec
+from ..catalogue.gpu_perf import dense_tflops, interconnect, missing_figures
+from ..catalogue.gpus import GPU
+from ..catalogue.perf_profiles import get_profile
+from ..deployment.request import SizingRequest
+from ..memory.capacity import Replica, resolve
+from ..memory.kv import CacheProfile
+from ..model.spec import ModelSpec
 from .step_model import StepModel, StepParts, experts_touched
 
 # Every key of the time object, so a null estimate has the same shape as a real one.

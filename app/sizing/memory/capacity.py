@@ -11,14 +11,14 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .catalogue.gpus import GPU, get_gpu
-from .deployment.request import MAX_GPUS, SizingRequest
-from .errors import ContextLimitError, IllegalTPError, SizingError
+from ..catalogue.gpus import GPU, get_gpu
+from ..deployment.request import MAX_GPUS, SizingRequest
+from ..errors import ContextLimitError, IllegalTPError, SizingError
+from ..model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
+from ..model.precision import shipped_weight_bytes
+from ..model.spec import ModelSpec
+from ..units import fmt_bytes
 from .kv import CacheProfile, profile
-from .model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
-from .model.precision import shipped_weight_bytes
-from .model.spec import ModelSpec
-from .units import fmt_bytes
 
 AS_SHIPPED = "auto"  # weight_dtype: the precision the checkpoint ships (bf16 when it states none)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model.dtypes import MODEL_DTYPE_BYTES
+from ..model.spec import Attention, LayerClass, ModelSpec, State
 from .kv import (
     FP8_DS_MLA_SCALE_BLOCK,
     INDEXER_QUANT_BLOCK,
@@ -15,8 +17,6 @@ from .kv import (
     state_bytes,
     uses_fp8_ds_mla,
 )
-from .model.dtypes import MODEL_DTYPE_BYTES
-from .model.spec import Attention, LayerClass, ModelSpec, State
 
 
 def compact_ranges(indices: list[int]) -> str:

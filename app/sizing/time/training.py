@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .errors import SizingError
+from ..errors import SizingError
 
 FLOPS_PER_PARAM_PER_TOKEN = 6
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .catalogue.gpu_perf import INTERCONNECTS
-from .errors import SizingError
+from ..catalogue.gpu_perf import INTERCONNECTS
+from ..errors import SizingError
 
 
 @dataclass(frozen=True, slots=True)
