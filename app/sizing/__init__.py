@@ -4,6 +4,9 @@ Pure standard-library Python; imports nothing from the rest of ``app``. See docs
 the semantics and the engine source of every formula.
 """
 
+from .answer.remedies import Remedy, remedies
+from .answer.result import SizingResult
+from .answer.sizer import size
 from .catalogue.gpus import GPU, GPUS, get_gpu
 from .catalogue.presets import (
     Preset,
@@ -26,10 +29,7 @@ from .errors import (
 from .memory.capacity import legal_tp_degrees, tp_violation, weights_bytes
 from .model.parse import parse_config
 from .model.spec import Attention, LayerSpec, ModelSpec, ParamCounts, State
-from .remedies import Remedy, remedies
-from .report import format_report
-from .result import SizingResult
-from .sizer import size
+from .terminal.report import format_report
 
 __all__ = [
     "DEFAULT_GPU_UTIL",

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .catalogue.gpus import GPU
-from .deployment.request import SizingRequest
-from .memory.breakdown import layer_groups
-from .memory.capacity import Replica, legal_tp_degrees, min_gpus, resolve, weights_reason
-from .memory.kv import CacheProfile, profile
-from .model.dtypes import kv_dtype_bytes
-from .model.spec import ModelSpec
+from ..catalogue.gpus import GPU
+from ..deployment.request import SizingRequest
+from ..memory.breakdown import layer_groups
+from ..memory.capacity import Replica, legal_tp_degrees, min_gpus, resolve, weights_reason
+from ..memory.kv import CacheProfile, profile
+from ..model.dtypes import kv_dtype_bytes
+from ..model.spec import ModelSpec
+from ..time.timing import estimate
+from ..units import fmt_bytes
 from .result import SizingResult
-from .time.timing import estimate
-from .units import fmt_bytes
 
 
 def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:

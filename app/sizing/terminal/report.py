@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .result import SizingResult
-from .units import fmt_bytes, fmt_int
+from ..answer.result import SizingResult
+from ..units import fmt_bytes, fmt_int
 
 
 def _row(label: str, value: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .result import SizingResult
+from ..answer.result import SizingResult
 
 
 def _row(label: str, value: str) -> str:

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .catalogue.gpus import GPUS, get_gpu
-from .deployment.request import MAX_GPUS, SizingRequest
-from .errors import SizingError
-from .memory.capacity import legal_tp_degrees
-from .model.spec import ModelSpec
+from ..catalogue.gpus import GPUS, get_gpu
+from ..deployment.request import MAX_GPUS, SizingRequest
+from ..errors import SizingError
+from ..memory.capacity import legal_tp_degrees
+from ..model.spec import ModelSpec
 from .result import SizingResult
 from .sizer import size
 

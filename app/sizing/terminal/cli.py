@@ -1,8 +1,8 @@
 """``prefill size MODEL_ID_OR_PATH``: the sizing core on the command line.
 
 ``register(subparsers)`` adds the ``size`` sub-command to the app's parser; ``main(argv)`` runs it
-standalone (``python -m app.sizing.cli``). Bad input prints one line naming the field on stderr
-and exits with status 2.
+standalone (``python -m app.sizing.terminal.cli``). Bad input prints one line naming the field on
+stderr and exits with status 2.
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .catalogue.perf_profiles import DEFAULT_PROFILE, PROFILES
-from .catalogue.presets import load_preset
-from .deployment.request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
-from .errors import ConfigError, SizingError
-from .model.dtypes import KV_DTYPE_BYTES
-from .model.parse import parse_config
-from .model.spec import ModelSpec
-from .remedies import remedies
+from ..answer.remedies import remedies
+from ..answer.sizer import size
+from ..catalogue.perf_profiles import DEFAULT_PROFILE, PROFILES
+from ..catalogue.presets import load_preset
+from ..deployment.request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
+from ..errors import ConfigError, SizingError
+from ..model.dtypes import KV_DTYPE_BYTES
+from ..model.parse import parse_config
+from ..model.spec import ModelSpec
 from .report import format_report
 from .report_time import format_time
-from .sizer import size
 
 EXIT_BAD_INPUT = 2
 _UNITS = {
