@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.set_defaults(handler=_check)
 
     from app.accounts.cli import register as register_users
-    from app.sizing.cli import register as register_size
+    from app.sizing.terminal.cli import register as register_size
 
     register_size(commands)
     register_users(commands)

@@ -23,8 +23,8 @@ from app.sizing import (
     parse_config,
     size,
 )
-from app.sizing.capacity import Replica, resolve
-from app.sizing.timing import estimate
+from app.sizing.memory.capacity import Replica, resolve
+from app.sizing.time.timing import estimate
 
 
 def best_us(stmt, number: int, repeat: int = 5) -> float:

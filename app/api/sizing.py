@@ -28,8 +28,8 @@ from app.api.sizing_schemas import (
 )
 from app.db.session import DbSession
 from app.sizing import GPUS, SizingRequest, list_presets, load_preset, size
-from app.sizing.gpu_perf import interconnect
-from app.sizing.gpus import GPU
+from app.sizing.catalogue.gpu_perf import interconnect
+from app.sizing.catalogue.gpus import GPU
 from app.web.body_limit import capped_body_route
 from app.web.caching import CachedPage
 from app.web.compute_pool import (

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.sizing import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES
-from app.sizing.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
+from app.sizing.deployment.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 

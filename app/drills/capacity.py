@@ -13,9 +13,9 @@ from fractions import Fraction
 from random import Random
 
 from app.sizing import GPUS, SizingRequest, legal_tp_degrees
-from app.sizing.capacity import Replica
-from app.sizing.gpus import GPU
-from app.sizing.result import SizingResult
+from app.sizing.answer.result import SizingResult
+from app.sizing.catalogue.gpus import GPU
+from app.sizing.memory.capacity import Replica
 
 from . import common as c
 from .model import EXACT_COUNT, Drill, Mistake, band

@@ -11,8 +11,8 @@ from random import Random
 from typing import Any
 
 from app.sizing import ModelSpec, SizingRequest, list_presets, load_preset, size
-from app.sizing.result import SizingResult
-from app.sizing.spec import FULL, Attention
+from app.sizing.answer.result import SizingResult
+from app.sizing.model.spec import FULL, Attention
 from app.sizing.units import fmt_bytes
 
 from .model import Mistake, Tolerance, Value

@@ -11,8 +11,8 @@ from fractions import Fraction
 from random import Random
 
 from app.sizing import SizingRequest, legal_tp_degrees, tp_violation
-from app.sizing.capacity import Replica
-from app.sizing.gpus import GPU
+from app.sizing.catalogue.gpus import GPU
+from app.sizing.memory.capacity import Replica
 
 from . import common as c
 from .capacity import CONCURRENCY, KV_DTYPES, catalogue_gpus, given_setup

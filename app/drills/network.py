@@ -1,8 +1,8 @@
 """Time drills with simple sourced formulas: ring all-reduce time and training time at an MFU.
 
-Both call the core (``app.sizing.collectives``, ``app.sizing.training``) for the answer and for
-every mistake (the same function fed the mistaken input: both directions of NVLink, bits read
-as bytes, total instead of active parameters, …).
+Both call the core (``app.sizing.time.collectives``, ``app.sizing.time.training``) for the
+answer and for every mistake (the same function fed the mistaken input: both directions of
+NVLink, bits read as bytes, total instead of active parameters, …).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from fractions import Fraction
 from random import Random
 
 from app.sizing import GPUS
-from app.sizing.collectives import LINKS, ring_all_reduce_seconds
-from app.sizing.training import training_flops, training_seconds
+from app.sizing.time.collectives import LINKS, ring_all_reduce_seconds
+from app.sizing.time.training import training_flops, training_seconds
 
 from . import common as c
 from .model import Drill, Mistake, band

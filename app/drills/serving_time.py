@@ -13,9 +13,9 @@ from fractions import Fraction
 from random import Random
 
 from app.sizing import GPUS, get_gpu, legal_tp_degrees
-from app.sizing.gpu_perf import dense_tflops
-from app.sizing.perf_profiles import get_profile
-from app.sizing.result import SizingResult
+from app.sizing.answer.result import SizingResult
+from app.sizing.catalogue.gpu_perf import dense_tflops
+from app.sizing.catalogue.perf_profiles import get_profile
 
 from . import common as c
 from .model import Drill, Mistake, band

@@ -9,7 +9,7 @@ from fractions import Fraction
 from random import Random
 
 from app.sizing import legal_tp_degrees
-from app.sizing.dtypes import WEIGHT_DTYPE_BYTES
+from app.sizing.model.dtypes import WEIGHT_DTYPE_BYTES
 
 from . import common as c
 from .model import Drill, Mistake, band

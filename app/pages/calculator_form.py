@@ -25,7 +25,7 @@ from app.sizing import (
     load_preset,
     parse_config,
 )
-from app.sizing.request import MAX_BYTES
+from app.sizing.deployment.request import MAX_BYTES
 
 GIB = 1 << 30
 MAX_CONFIG_CHARS = 4 * 1024 * 1024

@@ -8,7 +8,7 @@ from typing import Any
 
 from app.pages.time_charts import CurveChart, StepSegment, curve_charts, sample_batches, step_bar
 from app.sizing import ModelSpec, SizingRequest
-from app.sizing.timing import curve, model_for
+from app.sizing.time.timing import curve, model_for
 from app.web import sizing_format as fmt
 
 

@@ -24,7 +24,7 @@ from app.pages.charts import (
 )
 from app.pages.serve_command import config_repo, hf_repo, serve_caveats, vllm_serve
 from app.sizing import SizingError, remedies, size
-from app.sizing.request import MAX_CONTEXT
+from app.sizing.deployment.request import MAX_CONTEXT
 from app.web import sizing_format as fmt
 
 REMEDY_FIELDS = ("gpu", "gpus", "tp", "context", "kv_dtype", "weight_dtype")

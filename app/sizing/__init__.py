@@ -4,7 +4,19 @@ Pure standard-library Python; imports nothing from the rest of ``app``. See docs
 the semantics and the engine source of every formula.
 """
 
-from .capacity import legal_tp_degrees, tp_violation, weights_bytes
+from .answer.remedies import Remedy, remedies
+from .answer.result import SizingResult
+from .answer.sizer import size
+from .catalogue.gpus import GPU, GPUS, get_gpu
+from .catalogue.presets import (
+    Preset,
+    find_preset_id,
+    list_presets,
+    load_preset,
+    load_preset_config,
+    suggest_presets,
+)
+from .deployment.request import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES, SizingRequest
 from .errors import (
     ConfigError,
     ContextLimitError,
@@ -14,22 +26,10 @@ from .errors import (
     UnknownModelError,
     UnsupportedArchitectureError,
 )
-from .gpus import GPU, GPUS, get_gpu
-from .parse import parse_config
-from .presets import (
-    Preset,
-    find_preset_id,
-    list_presets,
-    load_preset,
-    load_preset_config,
-    suggest_presets,
-)
-from .remedies import Remedy, remedies
-from .report import format_report
-from .request import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES, SizingRequest
-from .result import SizingResult
-from .sizer import size
-from .spec import Attention, LayerSpec, ModelSpec, ParamCounts, State
+from .memory.capacity import legal_tp_degrees, tp_violation, weights_bytes
+from .model.parse import parse_config
+from .model.spec import Attention, LayerSpec, ModelSpec, ParamCounts, State
+from .terminal.report import format_report
 
 __all__ = [
     "DEFAULT_GPU_UTIL",

@@ -14,8 +14,8 @@ from app.drills import MAX_SEED, SKILLS, generate, get_skill, grade, in_unit
 from app.drills.common import separated
 from app.drills.grading import CORRECT, WRONG, grade_value
 from app.sizing import SizingRequest, legal_tp_degrees, load_preset, size, tp_violation
-from app.sizing.collectives import ring_all_reduce_seconds
-from app.sizing.training import training_seconds
+from app.sizing.time.collectives import ring_all_reduce_seconds
+from app.sizing.time.training import training_seconds
 
 SEEDS = st.integers(min_value=0, max_value=MAX_SEED)
 

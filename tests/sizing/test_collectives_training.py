@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from app.sizing.collectives import LINKS, ring_all_reduce_seconds
 from app.sizing.errors import SizingError
-from app.sizing.training import training_seconds
+from app.sizing.time.collectives import LINKS, ring_all_reduce_seconds
+from app.sizing.time.training import training_seconds
 
 
 def test_ring_all_reduce_moves_two_n_minus_one_over_n() -> None:

@@ -11,8 +11,8 @@ import pytest
 
 from app.api.sizing_schemas import MAX_CONFIG_BYTES
 from app.sizing import SizingError, SizingRequest, parse_config, remedies, size
-from app.sizing.bounds import MAX_CONFIG_NODES
-from app.sizing.config import MAX_LAYERS
+from app.sizing.config.bounds import MAX_CONFIG_NODES
+from app.sizing.config.keys import MAX_LAYERS
 from app.sizing.errors import UnsupportedArchitectureError
 
 VECTOR_CONFIGS = Path("/work/shared/sizing-vectors/configs")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.sizing import SizingRequest, load_preset, load_preset_config, size
-from app.sizing.cli import byte_count, main, register, run
+from app.sizing.terminal.cli import byte_count, main, register, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -153,7 +153,7 @@ def test_module_entry_point():
         [
             sys.executable,
             "-m",
-            "app.sizing.cli",
+            "app.sizing.terminal.cli",
             "size",
             "deepseek-v3.2",
             "--kv-dtype",

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from app.sizing import SizingRequest, load_preset, parse_config, size
-from app.sizing.architecture import build_layers, decoder_dims
-from app.sizing.config import unwrap
+from app.sizing.config.keys import unwrap
 from app.sizing.errors import UnsupportedArchitectureError
-from app.sizing.spec import SHARED_KV
+from app.sizing.model.architecture import build_layers, decoder_dims
+from app.sizing.model.spec import SHARED_KV
 from tests.sizing.sizing_helpers import extra_configs
 
 EXTRA = extra_configs()

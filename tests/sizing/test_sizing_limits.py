@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.sizing import ContextLimitError, SizingRequest, load_preset, load_preset_config, size
-from app.sizing.parse import parse_config
+from app.sizing.model.parse import parse_config
 
 
 def test_llama3_scaling_never_changes_the_limit():

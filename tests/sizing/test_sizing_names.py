@@ -7,8 +7,8 @@ import io
 import json
 
 from app.sizing import load_preset_config, parse_config
-from app.sizing.cli import main, read_model
-from app.sizing.names import family_name
+from app.sizing.config.names import family_name
+from app.sizing.terminal.cli import main, read_model
 
 
 def _bare(preset: str) -> dict:

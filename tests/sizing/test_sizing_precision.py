@@ -8,7 +8,7 @@ import math
 import pytest
 
 from app.sizing import SizingRequest, load_preset, load_preset_config, remedies, size
-from app.sizing.parse import parse_config
+from app.sizing.model.parse import parse_config
 
 
 def _matrices(spec, kind=None):

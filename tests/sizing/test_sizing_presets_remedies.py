@@ -8,7 +8,7 @@ import json
 import pytest
 
 from app.sizing import SizingRequest, list_presets, load_preset, remedies, size
-from app.sizing.presets import PRESET_DIR
+from app.sizing.catalogue.presets import PRESET_DIR
 
 REQUIRED = {
     "llama-3.1-8b",

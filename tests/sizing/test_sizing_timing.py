@@ -1,6 +1,6 @@
 """The time estimate against measured rows (pytorch profile) and published engine runs (engine).
 
-The figures live in tests/sizing/data with their source; see app/sizing/perf_profiles.py.
+The figures live in tests/sizing/data with their source; see app/sizing/catalogue/perf_profiles.py.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from app.sizing import SizingError, SizingRequest, get_gpu, load_preset, parse_config, size
-from app.sizing.capacity import weights_bytes
-from app.sizing.kv import profile
-from app.sizing.presets import load_preset_config
-from app.sizing.step_model import experts_touched
-from app.sizing.timing import step_model
+from app.sizing.catalogue.presets import load_preset_config
+from app.sizing.memory.capacity import weights_bytes
+from app.sizing.memory.kv import profile
+from app.sizing.time.step_model import experts_touched
+from app.sizing.time.timing import step_model
 
 DATA = Path(__file__).parent / "data"
 MEASURED = json.loads((DATA / "h200_pytorch.json").read_text())

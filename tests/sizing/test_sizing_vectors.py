@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.sizing import SizingRequest, parse_config, size
-from app.sizing.kv import state_bytes, transformers_state_bytes
+from app.sizing.memory.kv import state_bytes, transformers_state_bytes
 from tests.sizing.sizing_helpers import vector_config, vectors
 
 VECTORS = vectors()

@@ -1,0 +1,221 @@
+"""``size``: weights, KV per GPU and capacity on a GPU type, per DESIGN.md "Sizing semantics".
+
+Per GPU: usable = ceil(CUDA total × gpu_util) (vLLM ``request_memory``,
+vllm/v1/worker/utils.py); KV budget = usable − weights/tp − reserve, or the explicit
+``kv_budget_bytes`` (vLLM ``--kv-cache-memory``). A replica is ``tp`` GPUs; replicas = gpus // tp.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..catalogue.gpus import GPU, get_gpu
+from ..deployment.request import MAX_GPUS, SizingRequest
+from ..errors import ContextLimitError, IllegalTPError, SizingError
+from ..model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
+from ..model.precision import shipped_weight_bytes
+from ..model.spec import ModelSpec
+from ..units import fmt_bytes
+from .kv import CacheProfile, profile
+
+AS_SHIPPED = "auto"  # weight_dtype: the precision the checkpoint ships (bf16 when it states none)
+
+
+@dataclass(frozen=True, slots=True)
+class WeightPlan:
+    bytes: int
+    precision: str  # bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, ...
+    source: str  # where the precision came from, in words
+
+
+def weight_plan(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> WeightPlan:
+    """Weight bytes for a request: as the checkpoint ships them by default (its
+    quantization_config, else bf16, never fp32 because torch_dtype says so), or in the dtype
+    asked. Asking for the family the checkpoint already ships (fp8 on an fp8 checkpoint) sizes
+    the shipped layout."""
+    quant = spec.quant
+    p = spec.params
+    if quant is not None and spec.linears and weight_dtype in (AS_SHIPPED, quant.family):
+        head = (p.lm_head // spec.hidden_size, spec.hidden_size) if p.lm_head else None
+        total = shipped_weight_bytes(
+            quant, spec.linears, embedding=p.embedding, lm_head=head, total=p.total
+        )
+        return WeightPlan(total, quant.family, quant.describe())
+    if weight_dtype == AS_SHIPPED:
+        if spec.quantization:
+            why = (
+                f"bf16: the checkpoint's quant_method {spec.quantization!r} is not one the core "
+                "reads, so its weights are sized unquantised"
+            )
+        else:
+            why = "bf16: the checkpoint states no quantization_config (torch_dtype is not used)"
+        return WeightPlan(2 * p.total, "bf16", why)
+    return WeightPlan(
+        uniform_weights_bytes(spec, weight_dtype), weight_dtype, f"{weight_dtype} as asked"
+    )
+
+
+def uniform_weights_bytes(spec: ModelSpec, weight_dtype: str) -> int:
+    """Every parameter in one dtype: fp8, int8 and int4 apply to every parameter except the
+    token embedding and an untied output head, which stay bf16."""
+    width = WEIGHT_DTYPE_BYTES[weight_dtype]
+    p = spec.params
+    if width == 2:
+        return 2 * p.total
+    kept = p.embedding + p.lm_head
+    return math.ceil(2 * kept + width * (p.total - kept))
+
+
+def weights_bytes(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> int:
+    """Weight bytes of the whole model for a weight_dtype request (see ``weight_plan``)."""
+    return weight_plan(spec, weight_dtype).bytes
+
+
+def tp_violation(spec: ModelSpec, tp: int) -> str | None:
+    """The first head-divisibility rule a tensor-parallel degree breaks, or None if legal."""
+    heads = spec.num_attention_heads
+    seen: set[tuple[str, int, int]] = set()
+    for cls in spec.classes:
+        att, st = cls.attention, cls.state
+        if att is not None and not att.shared:
+            key = ("att", att.num_heads, 0 if att.is_mla else att.num_kv_heads)
+            if key not in seen:
+                seen.add(key)
+                if att.num_heads % tp:
+                    return f"num_attention_heads ({att.num_heads}) must be divisible by tp ({tp})"
+                kv = att.num_kv_heads
+                if not att.is_mla and kv % tp and tp % kv:
+                    return (
+                        f"the KV heads ({kv}) must divide by tp ({tp}) or tp must be a multiple "
+                        f"of them (KV heads are replicated when tp > kv_heads)"
+                    )
+        if st is not None and ("st", st.heads, st.groups) not in seen:
+            seen.add(("st", st.heads, st.groups))
+            rule = _state_violation(st.kind, st.heads, st.groups, st.intermediate, tp)
+            if rule:
+                return rule
+    if heads % tp:
+        return f"num_attention_heads ({heads}) must be divisible by tp ({tp})"
+    return None
+
+
+def _state_violation(kind: str, heads: int, groups: int, inner: int, tp: int) -> str | None:
+    # vllm mamba_mixer2.py / gdn_linear_attn: heads are split across ranks, never replicated.
+    if kind == "gated_deltanet" and (heads % tp or groups % tp):
+        return (
+            f"linear-attention value heads ({heads}) and key heads ({groups}) must be "
+            f"divisible by tp ({tp})"
+        )
+    if kind == "mamba2":
+        if heads % tp:
+            return f"Mamba-2 heads ({heads}) must be divisible by tp ({tp})"
+        if groups % tp and groups != 1:
+            return f"Mamba-2 n_groups ({groups}) must be divisible by tp ({tp}) or equal 1"
+    if kind == "mamba1" and inner % tp:
+        return f"Mamba intermediate size ({inner}) must be divisible by tp ({tp})"
+    return None
+
+
+def legal_tp_degrees(spec: ModelSpec, up_to: int) -> list[int]:
+    heads = spec.num_attention_heads
+    return [
+        tp
+        for tp in range(1, min(up_to, heads) + 1)
+        if heads % tp == 0 and tp_violation(spec, tp) is None
+    ]
+
+
+def usable_bytes(gpu: GPU, util: float) -> int:
+    # Fraction(str(util)) keeps 0.92 exact, so the ceiling cannot be off by one byte.
+    return math.ceil(gpu.memory_bytes * Fraction(str(util)))
+
+
+class Replica:
+    """One engine instance of ``tp`` GPUs: its per-GPU budget and cache profile."""
+
+    def __init__(self, spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int) -> None:
+        self.tp = tp
+        self.plan = weight_plan(spec, req.weight_dtype)
+        self.weights = self.plan.bytes
+        self.weights_per_gpu = -(-self.weights // tp)
+        self.usable = usable_bytes(gpu, req.gpu_util)
+        self.reserve = req.reserve
+        if req.kv_budget_bytes is not None:
+            self.budget = req.kv_budget_bytes
+            self.fits_weights = self.weights_per_gpu + self.budget <= gpu.memory_bytes
+        else:
+            self.budget = self.usable - self.weights_per_gpu - self.reserve
+            self.fits_weights = self.budget > 0
+        self.profile: CacheProfile = profile(spec, kv_dtype_bytes(req.kv_dtype), tp)
+
+    def sequences(self, context: int) -> int:
+        """Whole sequences of ``context`` tokens one replica holds."""
+        per_seq = self.profile.bytes_at(context)
+        if not self.fits_weights or self.budget <= 0:
+            return 0
+        return self.budget // per_seq if per_seq else MAX_SEQUENCES
+
+
+MAX_SEQUENCES = 1 << 40
+
+
+def min_gpus(spec: ModelSpec, req: SizingRequest, gpu: GPU, context: int) -> int | None:
+    """Smallest legal tp whose single replica holds ``concurrency`` sequences at ``context``."""
+    heads = spec.num_attention_heads
+    for tp in range(1, min(heads, MAX_GPUS) + 1):
+        if heads % tp or tp_violation(spec, tp) is not None:
+            continue
+        if Replica(spec, req, gpu, tp).sequences(context) >= req.concurrency:
+            return tp
+    return None
+
+
+def resolve(spec: ModelSpec, req: SizingRequest) -> tuple[GPU, int, int]:
+    """GPU, tp and context with defaults applied; raises IllegalTPError for an illegal tp."""
+    gpu = get_gpu(req.gpu)
+    tp = req.tp if req.tp is not None else req.gpus
+    rule = tp_violation(spec, tp)
+    if rule is not None:
+        legal = legal_tp_degrees(spec, req.gpus)
+        raise IllegalTPError(
+            f"tp={tp} is not legal for {spec.name}: {rule}. Legal degrees up to {req.gpus} "
+            f"GPUs: {', '.join(map(str, legal)) or 'none'}.",
+            field="tp",
+        )
+    limit = spec.context_limit
+    context = req.context if req.context is not None else limit
+    if context is None:
+        raise SizingError(
+            "the config states no max_position_embeddings; give a context length",
+            field="context",
+        )
+    if limit is not None and context > limit:
+        raise ContextLimitError(
+            f"{context:,} tokens is beyond the model's limit of {limit:,} "
+            f"({spec.context_limit_source}); vLLM refuses a --max-model-len above it too",
+            field="context",
+        )
+    return gpu, tp, context
+
+
+def weights_reason(rep: Replica, gpu: GPU, req: SizingRequest) -> str | None:
+    if rep.fits_weights:
+        return None
+    if req.kv_budget_bytes is not None:
+        return (
+            f"weights ({fmt_bytes(rep.weights_per_gpu)} per GPU) plus the explicit KV budget "
+            f"({fmt_bytes(req.kv_budget_bytes)}) exceed the {fmt_bytes(gpu.memory_bytes)} the "
+            "CUDA total"
+        )
+    if rep.weights_per_gpu > rep.usable:
+        return (
+            f"weights alone need {fmt_bytes(rep.weights_per_gpu)} per GPU but only "
+            f"{fmt_bytes(rep.usable)} is usable ({fmt_bytes(gpu.memory_bytes)} × {req.gpu_util})"
+        )
+    return (
+        f"weights ({fmt_bytes(rep.weights_per_gpu)} per GPU) plus the "
+        f"{fmt_bytes(rep.reserve)} runtime reserve leave no room for KV in the "
+        f"{fmt_bytes(rep.usable)} usable per GPU"
+    )

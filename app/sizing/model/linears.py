@@ -1,0 +1,176 @@
+"""The linear (matrix) weights of a text model, by module, with their shapes.
+
+Quantised checkpoints store matrices narrow and keep everything else (embeddings, LM head,
+norms, biases, convolutions) in the model dtype, and their scale tensors depend on each matrix's
+shape. So ``precision.py`` needs the matrices one by one: this module lists them with a module
+name in transformers' naming (``model.layers.3.self_attn.q_proj``) for matching a checkpoint's
+lists of unquantised modules, following the same layouts as ``params.py`` (layouts.py, moe.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config.keys import Keys
+from .architecture import Dims
+from .layouts import GATED_ATTENTION_OUTPUT
+from .moe import Moe
+from .spec import Attention, LayerSpec, State
+
+ATTENTION = "attention"
+MLP = "mlp"
+EXPERTS = "experts"
+SHARED = "shared_experts"
+ROUTER = "router"
+MIXER = "mixer"
+
+
+@dataclass(frozen=True, slots=True)
+class Linear:
+    name: str  # module path, e.g. model.layers.0.mlp.experts.gate_up_proj
+    kind: str  # ATTENTION, MLP, EXPERTS, SHARED, ROUTER or MIXER
+    rows: int  # output features
+    cols: int  # input features
+    count: int = 1  # identical matrices under this name (the routed experts of one layer)
+
+    @property
+    def params(self) -> int:
+        return self.rows * self.cols * self.count
+
+
+def linear_inventory(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> list[Linear]:
+    moe = Moe(keys, dims)
+    out: list[Linear] = []
+    for layer in layers:
+        base = f"model.layers.{layer.index}"
+        if layer.attention is not None:
+            out += _attention(keys, dims.hidden, layer.attention, f"{base}.self_attn")
+        if layer.state is not None:
+            out += _mixer(keys, dims.hidden, layer.state, base)
+        out += _mlp(keys, moe, layer.index, base, layer)
+    return out
+
+
+def _attention(keys: Keys, h: int, att: Attention, name: str) -> list[Linear]:
+    if att.is_mla:
+        return _mla(keys, h, att, name)
+    gate = 2 if keys.model_type in GATED_ATTENTION_OUTPUT else 1
+    if gate == 2 and not keys.bool("attn_output_gate", True):
+        gate = 1
+    return [
+        Linear(f"{name}.q_proj", ATTENTION, att.num_heads * att.head_dim * gate, h),
+        Linear(f"{name}.k_proj", ATTENTION, att.num_kv_heads * att.head_dim, h),
+        Linear(f"{name}.v_proj", ATTENTION, att.num_kv_heads * att.v_head_dim, h),
+        Linear(f"{name}.o_proj", ATTENTION, h, att.num_heads * att.v_head_dim),
+    ]
+
+
+def _mla(keys: Keys, h: int, att: Attention, name: str) -> list[Linear]:
+    heads, q_head = att.num_heads, att.head_dim
+    rank, rope = att.kv_lora_rank or 0, att.qk_rope_head_dim or 0
+    q_lora = keys.opt_int("q_lora_rank")
+    out = []
+    if q_lora:
+        out += [
+            Linear(f"{name}.q_a_proj", ATTENTION, q_lora, h),
+            Linear(f"{name}.q_b_proj", ATTENTION, heads * q_head, q_lora),
+        ]
+    else:
+        out.append(Linear(f"{name}.q_proj", ATTENTION, heads * q_head, h))
+    out += [
+        Linear(f"{name}.kv_a_proj_with_mqa", ATTENTION, rank + rope, h),
+        Linear(f"{name}.kv_b_proj", ATTENTION, heads * (q_head - rope + att.v_head_dim), rank),
+        Linear(f"{name}.o_proj", ATTENTION, h, heads * att.v_head_dim),
+    ]
+    if att.indexer_head_dim:  # DSA indexer: wq_b and wk are quantised; weights_proj is not
+        d, ih = att.indexer_head_dim, keys.int("index_n_heads", 64)
+        out += [
+            Linear(f"{name}.indexer.wq_b", ATTENTION, ih * d, q_lora or h),
+            Linear(f"{name}.indexer.wk", ATTENTION, d, h),
+            Linear(f"{name}.indexer.weights_proj", ROUTER, ih, h),
+        ]
+    return out
+
+
+def _mixer(keys: Keys, h: int, st: State, base: str) -> list[Linear]:
+    if st.kind == "gated_deltanet":
+        kh, kd, vh, vd = st.groups, st.state_size, st.heads, st.head_dim
+        name = f"{base}.linear_attn"
+        return [
+            Linear(f"{name}.in_proj_qkvz", MIXER, 2 * kh * kd + 2 * vh * vd, h),
+            Linear(f"{name}.in_proj_ba", MIXER, 2 * vh, h),
+            Linear(f"{name}.out_proj", MIXER, h, vh * vd),
+        ]
+    name = f"{base}.mamba" if keys.model_type in ("jamba", "falcon_h1") else f"{base}.mixer"
+    inner = st.intermediate
+    if st.kind == "mamba2":
+        conv_dim = inner + 2 * st.groups * st.state_size
+        return [
+            Linear(f"{name}.in_proj", MIXER, inner + conv_dim + st.heads, h),
+            Linear(f"{name}.out_proj", MIXER, h, inner),
+        ]
+    rank_raw = keys.raw("mamba_dt_rank", "auto")
+    rank = -(-h // 16) if rank_raw == "auto" else keys.int("mamba_dt_rank")
+    return [
+        Linear(f"{name}.in_proj", MIXER, 2 * inner, h),
+        Linear(f"{name}.x_proj", MIXER, rank + 2 * st.state_size, inner),
+        Linear(f"{name}.dt_proj", MIXER, inner, rank),
+        Linear(f"{name}.out_proj", MIXER, h, inner),
+    ]
+
+
+def _mlp(keys: Keys, moe: Moe, i: int, base: str, layer: LayerSpec) -> list[Linear]:
+    mt, h = keys.model_type, moe.h
+    if mt == "nemotron_h":
+        if layer.attention is not None or layer.state is not None:
+            return []
+        pattern = keys.str("hybrid_override_pattern") or ""
+        if i < len(pattern) and pattern[i] == "E":
+            return _experts(keys, moe, f"{base}.mixer")
+        return _dense(moe.gated, h, moe._dense_intermediate(), f"{base}.mixer")
+    if moe.is_moe(i):
+        return _experts(keys, moe, f"{base}.mlp")
+    return _dense(moe.gated, h, moe._dense_intermediate(), f"{base}.mlp")
+
+
+def _dense(
+    gated: bool, h: int, inter: int, name: str, kind: str = MLP, count: int = 1
+) -> list[Linear]:
+    if not gated:
+        return [
+            Linear(f"{name}.up_proj", kind, inter, h, count),
+            Linear(f"{name}.down_proj", kind, h, inter, count),
+        ]
+    return [
+        Linear(f"{name}.gate_proj", kind, inter, h, count),
+        Linear(f"{name}.up_proj", kind, inter, h, count),
+        Linear(f"{name}.down_proj", kind, h, inter, count),
+    ]
+
+
+def _experts(keys: Keys, moe: Moe, name: str) -> list[Linear]:
+    mt, h, e, inter = keys.model_type, moe.h, moe.experts, moe.expert_inter
+    if mt == "gpt_oss":  # fused expert tensors, router named "router"
+        out = [
+            Linear(f"{name}.router", ROUTER, e, h),
+            Linear(f"{name}.experts.gate_up_proj", EXPERTS, 2 * inter, h, e),
+            Linear(f"{name}.experts.down_proj", EXPERTS, h, inter, e),
+        ]
+        return out
+    out = [Linear(f"{name}.gate", ROUTER, e, h)]
+    out += _dense(moe.gated, h, inter, f"{name}.experts", EXPERTS, e)
+    if keys.has("shared_expert_intermediate_size"):
+        shared = keys.int("shared_expert_intermediate_size")
+        if shared:
+            out += _dense(moe.gated, h, shared, f"{name}.shared_expert", SHARED)
+            out.append(Linear(f"{name}.shared_expert_gate", ROUTER, 1, h))
+    elif keys.has("moe_shared_expert_intermediate_size"):
+        shared = keys.int("moe_shared_expert_intermediate_size")
+        out += _dense(moe.gated, h, shared, f"{name}.shared_experts", SHARED)
+    elif keys.has("n_shared_experts"):
+        count = keys.int("n_shared_experts", minimum=0, maximum=1 << 16)
+        if count:
+            out += _dense(moe.gated, h, count * inter, f"{name}.shared_experts", SHARED)
+    elif mt == "llama4_text":
+        out += _dense(moe.gated, h, keys.int("intermediate_size"), f"{name}.shared_expert", SHARED)
+    return out

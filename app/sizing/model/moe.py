@@ -1,0 +1,116 @@
+"""Which layers of a model are MoE, and what each layer's MLP costs (total and active per token).
+
+Routed and shared experts, router and expert biases, in the layouts of transformers 5.24; shared
+by the parameter count (params.py) and the matrix inventory (linears.py).
+"""
+
+from __future__ import annotations
+
+from ..config.bounds import layer_index_set
+from ..config.keys import MAX_EXPERTS, MAX_LAYERS, Keys
+from .architecture import Dims
+from .layouts import ALL_BIASES, UNGATED_MLP
+
+
+class Moe:
+    """Which layers are MoE and what their MLPs cost (total and active per token)."""
+
+    def __init__(self, keys: Keys, dims: Dims) -> None:
+        self.keys = keys
+        self.h = dims.hidden
+        self.n_layers = dims.layers
+        mt = keys.model_type
+        experts_key = keys.first(
+            ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")
+        )
+        self.experts = keys.int(experts_key, minimum=0, maximum=MAX_EXPERTS) if experts_key else 0
+        top_key = keys.first(("num_experts_per_tok", "experts_per_token", "moe_top_k"))
+        self.top_k = keys.int(top_key, maximum=MAX_EXPERTS) if top_key and self.experts else 0
+        self.top_k = min(self.top_k, self.experts)
+        self.gated = mt not in UNGATED_MLP
+        moe_key = keys.first(("moe_intermediate_size",)) or "intermediate_size"
+        self.expert_inter = keys.int(moe_key) if self.experts else 0
+        self.routed = 0  # routed-expert parameters summed over the MoE blocks counted so far
+
+    def _dense_intermediate(self) -> int:
+        keys, mt = self.keys, self.keys.model_type
+        if mt == "llama4_text" and keys.has("intermediate_size_mlp"):
+            return keys.int("intermediate_size_mlp")
+        if mt in ("gpt2", "gpt_bigcode", "falcon"):
+            key = "n_inner" if mt != "falcon" else "ffn_hidden_size"
+            return keys.opt_int(key) or 4 * self.h
+        value = keys.raw("intermediate_size")
+        if isinstance(value, list):  # Gemma 3n: one width per layer; use the first
+            return keys.check_int(
+                value[0] if value else None, "intermediate_size", minimum=1, maximum=1 << 20
+            )
+        return keys.int("intermediate_size")
+
+    def is_moe(self, i: int) -> bool:
+        keys = self.keys
+        if not self.experts:
+            return False
+        if keys.model_type == "llama4_text":
+            listed = layer_index_set(keys, "moe_layers", self.n_layers)
+            if listed is not None:
+                return i in listed
+            step = keys.int("interleave_moe_layer_step", 1, maximum=MAX_LAYERS)
+            return (i + 1) % step == 0
+        if keys.has("expert_layer_period"):  # Jamba
+            period = keys.int("expert_layer_period", maximum=MAX_LAYERS)
+            offset = keys.int("expert_layer_offset", 0, minimum=0, maximum=MAX_LAYERS)
+            return i % period == offset
+        freq = keys.raw("moe_layer_freq")
+        if isinstance(freq, list):  # MiMo-V2: one flag per layer
+            return i < len(freq) and bool(freq[i])
+        if keys.has("first_k_dense_replace") or keys.has("moe_layer_freq"):  # DeepSeek, GLM
+            first = keys.int("first_k_dense_replace", 0, minimum=0, maximum=MAX_LAYERS)
+            every = keys.int("moe_layer_freq", 1, maximum=MAX_LAYERS)
+            return i >= first and i % every == 0
+        only_dense = layer_index_set(keys, "mlp_only_layers", self.n_layers) or frozenset()
+        step = keys.int("decoder_sparse_step", 1, maximum=MAX_LAYERS)
+        return i not in only_dense and (i + 1) % step == 0
+
+    def _mlp(self, inter: int, bias: bool) -> int:
+        n = (3 if self.gated else 2) * self.h * inter
+        if bias:
+            n += (2 * inter if self.gated else inter) + self.h
+        return n
+
+    def mlp(self, i: int) -> tuple[int, int]:
+        keys, _h = self.keys, self.h
+        bias = keys.bool("mlp_bias") or keys.bool("bias") or keys.model_type in ALL_BIASES
+        if not self.is_moe(i):
+            n = self._mlp(self._dense_intermediate(), bias)
+            return n, n
+        return self._moe_block(bias)
+
+    def _moe_block(self, bias: bool) -> tuple[int, int]:
+        keys, h, e, k = self.keys, self.h, self.experts, self.top_k
+        mt = keys.model_type
+        per_expert = (3 if self.gated else 2) * h * self.expert_inter
+        router = e * h
+        if mt == "gpt_oss":  # router bias and expert biases (gate_up and down)
+            router += e
+            per_expert += 2 * self.expert_inter + h
+        shared = 0
+        if keys.has("shared_expert_intermediate_size"):  # Qwen-style single shared expert + gate
+            inter = keys.int("shared_expert_intermediate_size", minimum=0)
+            shared = self._mlp(inter, False) + h if inter else 0
+        elif keys.has("moe_shared_expert_intermediate_size"):  # Nemotron-H
+            shared = self._mlp(keys.int("moe_shared_expert_intermediate_size"), False)
+        elif keys.has("n_shared_experts"):  # DeepSeek/GLM: one MLP n_shared times as wide
+            count = keys.int("n_shared_experts", minimum=0, maximum=MAX_EXPERTS)
+            shared = self._mlp(count * self.expert_inter, False) if count else 0
+        elif mt == "llama4_text":  # one shared expert at intermediate_size
+            shared = self._mlp(keys.int("intermediate_size"), False)
+        total = router + shared + e * per_expert
+        self.routed += e * per_expert
+        return total, router + shared + k * per_expert
+
+    def nemotron_block(self, i: int) -> tuple[int, int]:
+        pattern = self.keys.str("hybrid_override_pattern") or ""
+        if i < len(pattern) and pattern[i] == "E":
+            return self._moe_block(False)
+        n = self._mlp(self._dense_intermediate(), self.keys.bool("mlp_bias"))
+        return n, n

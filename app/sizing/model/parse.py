@@ -1,0 +1,104 @@
+"""``parse_config``: a config.json dict in, a validated ``ModelSpec`` out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config.bounds import check_config_size
+from ..config.coverage import refuse_unmodelled_family, refuse_unmodelled_features
+from ..config.keys import Keys, reject_non_decoders, unwrap
+from ..config.limits import context_limit, stated_positions
+from ..config.names import family_name
+from ..errors import ConfigError, SizingError, UnsupportedArchitectureError
+from .architecture import build_layers, decoder_dims
+from .linears import linear_inventory
+from .params import count_params
+from .quant_config import read_quantization
+from .spec import ModelSpec
+
+
+def parse_config(raw: dict[str, Any], *, name: str | None = None) -> ModelSpec:
+    """Parse a Hugging Face config.json (already decoded) into a ``ModelSpec``.
+
+    Raises a ``SizingError`` subclass naming the key at fault for anything that is not a
+    decoder-only language model config we can size.
+    """
+    try:
+        return _parse(raw, name)
+    except SizingError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError, RecursionError) as exc:
+        # Defence in depth: a malformed config must never escape as anything but a SizingError.
+        raise ConfigError(f"could not read this config: {exc}"[:300]) from exc
+
+
+def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
+    check_config_size(raw)
+    keys, wrapper, notes = unwrap(raw)
+    reject_non_decoders(keys, wrapper)
+    refuse_unmodelled_features(keys)
+    dims = decoder_dims(keys)
+    layers = build_layers(keys, dims)
+    if not any(lay.attention is not None or lay.state is not None for lay in layers):
+        raise UnsupportedArchitectureError(
+            "no layer holds a cache (no attention or state layers)", field=keys.field("layer_types")
+        )
+    params = count_params(keys, dims, layers)
+    if not params.exact:
+        refuse_unmodelled_family(keys)
+    if keys.raw("multi_query") is True and keys.has("num_kv_heads"):
+        notes.append(
+            "multi_query is true and new_decoder_architecture is false, so the model has one KV "
+            f"head: num_kv_heads ({keys.raw('num_kv_heads')}) is ignored, as vLLM does."
+        )
+    if keys.has("kv_lora_rank") and keys.has("num_key_value_heads"):
+        notes.append(
+            "MLA caches one latent per token per layer; num_key_value_heads "
+            f"({keys.raw('num_key_value_heads')}) does not affect the cache."
+        )
+    if keys.raw("use_sliding_window") is False and keys.has("sliding_window"):
+        notes.append("use_sliding_window is false: sliding_window is ignored (full attention).")
+    if keys.has("hybrid_layer_pattern") and keys.has("attention_chunk_size"):
+        notes.append(
+            "attention_chunk_size is ignored: hybrid_layer_pattern defines the sliding-window "
+            "layers (vLLM drops the key for this reason)."
+        )
+    quant = _quant_method(wrapper, keys)
+    qc = wrapper.get("quantization_config") or keys.raw("quantization_config")
+    limit = context_limit(keys)
+    return ModelSpec(
+        name=name or _default_name(wrapper, keys),
+        model_type=keys.display_type,
+        hidden_size=dims.hidden,
+        vocab_size=params.embedding // dims.hidden,
+        num_layers=dims.layers,
+        num_attention_heads=dims.heads,
+        max_position_embeddings=stated_positions(keys),
+        layers=layers,
+        params=params,
+        tie_word_embeddings=params.lm_head == 0,
+        quantization=quant,
+        notes=tuple(notes),
+        context_limit=limit.tokens,
+        context_limit_source=limit.source,
+        linears=tuple(linear_inventory(keys, dims, layers)) if qc else (),
+        quant=read_quantization(qc) if qc else None,
+    )
+
+
+def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
+    qc = wrapper.get("quantization_config") or keys.raw("quantization_config")
+    if isinstance(qc, dict):
+        method = qc.get("quant_method")
+        return method if isinstance(method, str) else None
+    return None
+
+
+def _default_name(wrapper: dict[str, Any], keys: Keys) -> str:
+    """The config's own `_name_or_path` (its last path part), else a family name from
+    model_type; never an architecture class."""
+    for key in ("_name_or_path", "name_or_path"):
+        value = wrapper.get(key)
+        if isinstance(value, str) and value.strip().strip("/"):
+            return value.strip().rstrip("/").split("/")[-1][:100]
+    return family_name(keys.display_type or keys.model_type)

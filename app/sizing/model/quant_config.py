@@ -1,0 +1,238 @@
+"""Reading a checkpoint's ``quantization_config`` into a ``Quantization``, one reader per method
+(the rules each follows are listed in precision.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import ConfigError
+from .linears import EXPERTS
+from .precision import (
+    FP8_PER_TENSOR,
+    MXFP4,
+    NVFP4,
+    Quantization,
+    Scheme,
+    fp8_block,
+    int_groups,
+    matches,
+)
+
+
+def read_quantization(config: Mapping[str, Any] | None) -> Quantization | None:
+    """A Quantization for a config's ``quantization_config``; None when it has none."""
+    if config is None:
+        return None
+    if not isinstance(config, Mapping):
+        raise ConfigError("must be an object", field="quantization_config")
+    method = config.get("quant_method")
+    if not isinstance(method, str):
+        return None
+    method = method.lower()
+    reader = _READERS.get(method)
+    return reader(config) if reader else None
+
+
+def _strings(config: Mapping[str, Any], *keys: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for key in keys:
+        value = config.get(key)
+        if isinstance(value, list):
+            out += [v for v in value if isinstance(v, str)]
+    return tuple(out)
+
+
+def _int(config: Mapping[str, Any], key: str, default: int) -> int:
+    value = config.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not -1 <= value <= 1 << 20:
+        raise ConfigError(
+            f"must be an integer, got {value!r}"[:200], field=f"quantization_config.{key}"
+        )
+    return value
+
+
+def _fp8(config: Mapping[str, Any]) -> Quantization:
+    block = config.get("weight_block_size")
+    skip = _strings(config, "modules_to_not_convert", "ignored_layers", "ignore")
+    if block is not None:
+        ok = (
+            isinstance(block, list)
+            and len(block) == 2
+            and all(
+                isinstance(b, int) and not isinstance(b, bool) and 0 < b <= 1 << 16 for b in block
+            )
+        )
+        if not ok:
+            raise ConfigError(
+                f"must be two positive integers, got {block!r}"[:200],
+                field="quantization_config.weight_block_size",
+            )
+        scheme = fp8_block(block[0], block[1])
+    else:
+        scheme = FP8_PER_TENSOR
+    return Quantization("fp8", "fp8", scheme, skip)
+
+
+def _mxfp4(config: Mapping[str, Any]) -> Quantization:
+    skip = _strings(config, "modules_to_not_convert", "ignore")
+    return Quantization("mxfp4", "mxfp4", MXFP4, skip, only_kinds=frozenset({EXPERTS}))
+
+
+def _modelopt(config: Mapping[str, Any]) -> Quantization | None:
+    inner = (
+        config.get("quantization") if isinstance(config.get("quantization"), Mapping) else config
+    )
+    algo = str(inner.get("quant_algo") or "").upper()
+    skip = _strings(inner, "exclude_modules", "ignore")
+    layers: list[tuple[str, Scheme | None]] = []
+    per_layer = inner.get("quantized_layers")
+    if isinstance(per_layer, Mapping):  # MIXED_PRECISION: one algorithm per module
+        for name, spec in per_layer.items():
+            sub = str(spec.get("quant_algo") or "").upper() if isinstance(spec, Mapping) else ""
+            layers.append((str(name), _modelopt_scheme(sub, inner)))
+        scheme = (
+            FP8_PER_TENSOR if algo in ("", "MIXED_PRECISION") else _modelopt_scheme(algo, inner)
+        )
+        family = "mixed"
+    else:
+        scheme = _modelopt_scheme(algo, inner)
+        family = "nvfp4" if "NVFP4" in algo else "fp8"
+    if scheme is None:
+        return None
+    return Quantization(
+        "modelopt",
+        family,
+        scheme,
+        skip,
+        layer_schemes=tuple(layers),
+        quantize_lm_head=not any(matches(p, "lm_head") for p in skip),
+    )
+
+
+def _modelopt_scheme(algo: str, config: Mapping[str, Any]) -> Scheme | None:
+    if "NVFP4" in algo:
+        group = _int(config, "group_size", 16)
+        if group == 16:
+            return NVFP4
+        return Scheme(
+            f"nvfp4, one e4m3 scale per {group} plus fp32 tensor scales", 4, 1, (1, group), 8
+        )
+    if "FP8" in algo:
+        return FP8_PER_TENSOR
+    return None
+
+
+def _awq(config: Mapping[str, Any]) -> Quantization:
+    bits, group = _int(config, "bits", 4), _int(config, "group_size", 128)
+    skip = _strings(config, "modules_to_not_convert")
+    zeros = config.get("zero_point", True) is not False
+    return Quantization(
+        "awq", f"int{bits}", int_groups(bits, group, zeros=zeros, g_idx=False), skip
+    )
+
+
+def _gptq(config: Mapping[str, Any]) -> Quantization:
+    bits, group = _int(config, "bits", 4), _int(config, "group_size", 128)
+    skip = _strings(config, "modules_to_not_convert")
+    dynamic = config.get("dynamic")
+    layers: list[tuple[str, Scheme | None]] = []
+    if isinstance(dynamic, Mapping):  # GPTQModel: "-:regex" skips a module
+        layers += [
+            (f"re:{k[2:]}", None) for k in dynamic if isinstance(k, str) and k.startswith("-:")
+        ]
+    scheme = int_groups(bits, group, zeros=True, g_idx=True)
+    return Quantization("gptq", f"int{bits}", scheme, skip, layer_schemes=tuple(layers))
+
+
+def _compressed_tensors(config: Mapping[str, Any]) -> Quantization | None:
+    groups = config.get("config_groups")
+    if not isinstance(groups, Mapping) or not groups:
+        return None
+    skip = _strings(config, "ignore")
+    fmt = str(config.get("format") or "")
+    layers: list[tuple[str, Scheme | None]] = []
+    default: Scheme | None = None
+    for group in groups.values():
+        if not isinstance(group, Mapping) or not isinstance(group.get("weights"), Mapping):
+            continue
+        scheme = _ct_scheme(group["weights"], fmt)
+        targets = [t for t in group.get("targets") or [] if isinstance(t, str)]
+        for target in targets:
+            if target in ("Linear", "re:.*"):
+                default = default or scheme
+            else:
+                layers.append((target, scheme))
+    if default is None and not layers:
+        return None
+    scheme = default or layers[0][1]
+    assert scheme is not None
+    family = _family(scheme)
+    return Quantization(
+        "compressed-tensors",
+        family,
+        scheme,
+        skip,
+        only_kinds=None if default else frozenset(),
+        layer_schemes=tuple(layers),
+        quantize_lm_head=default is not None and not any(matches(p, "lm_head") for p in skip),
+    )
+
+
+def _ct_scheme(weights: Mapping[str, Any], fmt: str) -> Scheme:
+    bits = _int(weights, "num_bits", 8)
+    kind = str(weights.get("type") or "int")
+    strategy = str(weights.get("strategy") or "tensor")
+    group = weights.get("group_size")
+    symmetric = weights.get("symmetric", True) is not False
+    zero_bits = 0 if symmetric else bits
+    if kind == "float" and bits == 4:  # nvfp4 in compressed-tensors: tensor_group of 16
+        size = group if isinstance(group, int) and group > 0 else 16
+        return Scheme(
+            f"nvfp4: 4-bit e2m1, one e4m3 scale per {size} plus an fp32 global scale",
+            4,
+            1,
+            (1, size),
+            4,
+        )
+    name = f"{'fp' if kind == 'float' else 'int'}{bits}"
+    if strategy == "block":
+        block = weights.get("block_structure") or [128, 128]
+        rows, cols = (
+            (int(block[0]), int(block[1]))
+            if isinstance(block, list) and len(block) == 2
+            else (128, 128)
+        )
+        return Scheme(f"{name}, one scale per {rows}×{cols} block", bits, 4, (rows, cols))
+    if strategy == "group" and isinstance(group, int) and group > 0:
+        return Scheme(
+            f"{name}, a bf16 scale per {group} inputs" + ("" if symmetric else " and a zero"),
+            bits,
+            2,
+            (1, group),
+            zero_bits=zero_bits,
+        )
+    if strategy == "channel":
+        return Scheme(f"{name}, a scale per output channel", bits, 2, (1, 0), zero_bits=zero_bits)
+    return Scheme(f"{name}, a per-tensor scale", bits, per_tensor_bytes=4)
+
+
+def _family(scheme: Scheme) -> str:
+    if scheme.label.startswith("nvfp4"):
+        return "nvfp4"
+    if scheme.label.startswith("fp8"):
+        return "fp8"
+    return scheme.label.split(",")[0]
+
+
+_READERS = {
+    "fp8": _fp8,
+    "mxfp4": _mxfp4,
+    "modelopt": _modelopt,
+    "modelopt_fp4": _modelopt,
+    "awq": _awq,
+    "gptq": _gptq,
+    "compressed-tensors": _compressed_tensors,
+}
