@@ -14,9 +14,10 @@ from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
 from app.db.session import Database
-from app.search.index import IndexQuery, index_for
+from app.search.index import IndexQuery
 from app.search.models import KINDS, SearchDocument
 from app.search.query import parse
+from app.search.service import index_for
 
 SHORT = "Short."
 LONG = " ".join(["The cache holds blocks; cache hits skip prefill and cache misses pay."] * 40)
