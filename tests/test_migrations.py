@@ -214,3 +214,48 @@ def test_lookalike_display_names_are_numbered_when_keys_become_skeletons(tmp_pat
         keys = connection.execute(text("SELECT display_name_key FROM users ORDER BY id")).all()
     engine.dispose()
     assert [row[0] for row in keys] == [name.casefold() for name in renamed]
+
+
+def test_later_rebuilds_of_users_keep_autoincrement_and_the_id_counter(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """0015 rebuilds `users` on SQLite again (its unique key): the table must stay
+    AUTOINCREMENT and its counter must not fall back to the highest id left, or the next
+    sign-up would take a deleted account's id."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from app.db.migrate import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'counter.db'}"
+    config = alembic_config(url)
+    command.upgrade(config, "0014_account_salts")
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        for number in (1, 2, 3):
+            connection.execute(
+                text(
+                    "INSERT INTO users (email, display_name, display_name_key, password_hash, "
+                    "role, timezone, spoiler_guard, notify_replies_by_email, created_at, "
+                    "updated_at, credential_salt) VALUES (:email, :name, :name, 'x', 'member', "
+                    "'UTC', 1, 0, '2026-01-01', '2026-01-01', 'salt')"
+                ),
+                {"email": f"u{number}@example.com", "name": f"user {number}"},
+            )
+        connection.execute(text("DELETE FROM users WHERE id = 3"))
+    engine.dispose()
+    command.upgrade(config, "head")
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        create = connection.execute(
+            text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'users'")
+        ).scalar_one()
+        new_id = connection.execute(
+            text(
+                "INSERT INTO users (email, display_name, display_name_key, password_hash, role, "
+                "timezone, spoiler_guard, notify_replies_by_email, created_at, updated_at, "
+                "credential_salt) VALUES ('new@example.com', 'new', 'new', 'x', 'member', 'UTC', "
+                "1, 0, '2026-01-01', '2026-01-01', 'salt') RETURNING id"
+            )
+        ).scalar_one()
+    engine.dispose()
+    assert "AUTOINCREMENT" in create.upper()
+    assert new_id == 4

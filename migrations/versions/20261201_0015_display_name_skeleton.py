@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -47,10 +49,33 @@ def _skeleton_key(name: str) -> str:
     return key
 
 
+@contextmanager
+def _rebuilding_users() -> Iterator[Any]:
+    """A batch operation on `users`. On SQLite it rebuilds the table (copy, drop, rename): keep
+    the AUTOINCREMENT that 0014 gave it, and its id counter, which the drop would otherwise reset
+    to the highest id still there (handing a deleted account's id to the next sign-up)."""
+    connection = op.get_bind()
+    sqlite = connection.dialect.name == "sqlite"
+    counter_sql = "SELECT seq FROM sqlite_sequence WHERE name = 'users'"
+    counter = connection.execute(sa.text(counter_sql)).scalar() if sqlite else None
+    options = {"sqlite_autoincrement": True} if sqlite else {}
+    with op.batch_alter_table("users", table_kwargs=options) as batch:
+        yield batch
+    if counter is not None:
+        connection.execute(sa.text("DELETE FROM sqlite_sequence WHERE name = 'users'"))
+        connection.execute(
+            sa.text(
+                "INSERT INTO sqlite_sequence (name, seq) "
+                "SELECT 'users', MAX(:counter, COALESCE(MAX(id), 0)) FROM users"
+            ),
+            {"counter": counter},
+        )
+
+
 def _rekey(key_of: Callable[[str], str]) -> None:
     """Give every user the key `key_of` makes, oldest first, numbering later collisions. The
     unique constraint is off meanwhile (a new key may equal another row's old one)."""
-    with op.batch_alter_table("users") as batch:
+    with _rebuilding_users() as batch:
         batch.drop_constraint(op.f("uq_users_display_name_key"), type_="unique")
     connection = op.get_bind()
     users = sa.table(
@@ -74,7 +99,7 @@ def _rekey(key_of: Callable[[str], str]) -> None:
             .where(users.c.id == user_id)
             .values(display_name=new_name, display_name_key=key)
         )
-    with op.batch_alter_table("users") as batch:
+    with _rebuilding_users() as batch:
         batch.create_unique_constraint(op.f("uq_users_display_name_key"), ["display_name_key"])
 
 
