@@ -34,9 +34,9 @@ from app.web.body_limit import capped_body_route
 from app.web.caching import CachedPage
 from app.web.compute_pool import (
     SIZING_TIME_LIMIT_SECONDS,
-    ComputePool,
     ComputeTimeout,
     ComputeUnavailable,
+    compute,
 )
 from app.web.throttle import SIZING_API_PER_CLIENT, throttle
 
@@ -84,12 +84,8 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
         return response
     # An inline config's cost depends on the sender: in a worker process (no shared interpreter
     # lock, and a wall-clock limit), or without one configured, a worker thread.
-    pool: ComputePool | None = request.app.state.compute_pool
     try:
-        if pool is None:
-            status, payload = await run_in_threadpool(answer_sizing, raw)
-        else:
-            status, payload = await pool.run(answer_sizing, raw)
+        status, payload = await compute(request.app.state.compute_pool, answer_sizing, raw)
     except ComputeTimeout:
         return _unavailable(
             f"the sizing did not finish within {SIZING_TIME_LIMIT_SECONDS:g} seconds and was "

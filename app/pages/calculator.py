@@ -27,9 +27,9 @@ from app.web.body_limit import capped_body_route
 from app.web.caching import conditional_async
 from app.web.compute_pool import (
     SIZING_TIME_LIMIT_SECONDS,
-    ComputePool,
     ComputeTimeout,
     ComputeUnavailable,
+    compute,
 )
 from app.web.deps import Templates
 from app.web.errors import error_response
@@ -171,12 +171,8 @@ async def calculator_config(
     # Parsing and sizing an untrusted config is CPU work whose cost the sender chooses: in a
     # worker process, as the sizing API does (no shared interpreter lock, a wall-clock limit),
     # or without one configured, a worker thread. Rendering is ours: a worker thread.
-    pool: ComputePool | None = request.app.state.compute_pool
     try:
-        if pool is None:
-            form, view = await run_in_threadpool(size_form, form)
-        else:
-            form, view = await pool.run(size_form, form)
+        form, view = await compute(request.app.state.compute_pool, size_form, form)
     except ComputeTimeout:
         message = (
             f"Sizing this config did not finish within {SIZING_TIME_LIMIT_SECONDS:g} seconds "

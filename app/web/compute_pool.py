@@ -23,6 +23,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from starlette.concurrency import run_in_threadpool
+
 T = TypeVar("T")
 
 # The worst config the sizing reader accepts costs well under 100 ms; two seconds only stops
@@ -110,3 +112,11 @@ class ComputePool:
             pool, self._executor = self._executor, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+async def compute(pool: ComputePool | None, function: Callable[..., T], *args: Any) -> T:
+    """`function(*args)` in the pool's workers, or in a worker thread where no pool is set up
+    (`PREFILL_SIZING_WORKERS=0`): the thread keeps the event loop free, not the interpreter."""
+    if pool is None:
+        return await run_in_threadpool(function, *args)
+    return await pool.run(function, *args)
