@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import re
 from itertools import count
 
@@ -113,3 +115,9 @@ def sent_mail(app) -> list:  # type: ignore[no-untyped-def]
     run no background mail worker)."""
     app.state.mail_worker.drain()
     return app.state.mailer.sent
+
+
+def run_loop(coroutine):  # type: ignore[no-untyped-def]
+    """asyncio.run in a thread of its own: the browser tests keep a loop running in this one."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+        return executor.submit(asyncio.run, coroutine).result()

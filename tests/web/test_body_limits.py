@@ -18,7 +18,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from app.web.body_limit import BodyReadMiddleware, too_large_message
-from tests.helpers import PASSWORD, csrf_token, signup, unique_email
+from tests.helpers import PASSWORD, csrf_token, run_loop, signup, unique_email
 from tests.production.servers import AppProcess
 
 # ---------------------------------------------------------------------------------------------
@@ -46,7 +46,7 @@ def _run(middleware_kwargs: dict, messages: list[dict | None], headers: list | N
     async def send(message):  # type: ignore[no-untyped-def]
         pass
 
-    asyncio.run(asyncio.wait_for(middleware(scope, receive, send), 5))
+    run_loop(asyncio.wait_for(middleware(scope, receive, send), 5))
     return seen
 
 
@@ -84,7 +84,7 @@ def test_a_trickled_body_is_refused_at_the_total_deadline() -> None:
     )
     scope = {"type": "http", "method": "POST", "path": "/x", "headers": []}
     started = time.monotonic()
-    asyncio.run(middleware(scope, receive, lambda message: asyncio.sleep(0)))
+    run_loop(middleware(scope, receive, lambda message: asyncio.sleep(0)))
     assert seen["state"]["prefill_body_refused"][0] == 408
     assert time.monotonic() - started < 1.5
 

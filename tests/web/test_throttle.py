@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import threading
 import time
@@ -19,14 +18,7 @@ from app.ratelimit import Limit
 from app.sizing import load_preset_config
 from app.web import throttle
 from tests.conftest import make_settings
-from tests.helpers import csrf_token, signup
-
-
-def run_loop(coroutine):  # type: ignore[no-untyped-def]
-    """asyncio.run in a thread of its own: the browser tests keep a loop running in this one."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
-        return executor.submit(asyncio.run, coroutine).result()
-
+from tests.helpers import csrf_token, run_loop, signup
 
 SIZING = {"model": "llama-3.1-8b", "gpu": "H100-SXM", "context": 4096}
 
