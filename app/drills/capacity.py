@@ -19,7 +19,7 @@ from app.sizing.result import SizingResult
 
 from . import common as c
 from . import layout
-from .memory import layout_mistakes
+from .memory import layout_mistakes, sequence_steps
 from .model import EXACT_COUNT, Drill, Mistake, band
 from .units import COUNT
 
@@ -63,11 +63,12 @@ def given_setup(spec, gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, obj
 def _budget_steps(r: SizingResult, gpu: GPU) -> list[str]:
     util = r.inputs["gpu_util"]
     return [
-        f"Usable per GPU: ⌈{gpu.memory_bytes:,} B (what CUDA reports to the process) × {util}⌉ = "
-        f"{r.usable_bytes_per_gpu:,} B.",
-        f"KV budget per GPU: {r.usable_bytes_per_gpu:,} − weights {r.weights_bytes_per_gpu:,} "
-        f"(⌈{r.weights_bytes:,} / {r.tp}⌉) − reserve {r.reserve_bytes_per_gpu:,} = "
-        f"{r.kv_budget_bytes_per_gpu:,} B = {c.gib(r.kv_budget_bytes_per_gpu)}.",
+        f"Usable per GPU: ⌈{gpu.memory_bytes:,} B (what CUDA reports to the process) × {util} "
+        f"gpu_memory_utilization⌉ = {r.usable_bytes_per_gpu:,} B.",
+        f"KV budget per GPU: {r.usable_bytes_per_gpu:,} B usable − {r.weights_bytes_per_gpu:,} B "
+        f"weights per GPU (⌈{r.weights_bytes:,} B / {r.tp} GPU{'s' if r.tp != 1 else ''}⌉) − "
+        f"{r.reserve_bytes_per_gpu:,} B reserve = {r.kv_budget_bytes_per_gpu:,} B "
+        f"({c.gib(r.kv_budget_bytes_per_gpu)}).",
     ]
 
 
@@ -187,12 +188,15 @@ def kv_capacity(rng: Random, seed: int) -> Drill:
             )
         )
     steps = _budget_steps(r, gpu)
+    lines = c.cache_lines(spec, layout.kv_bytes_of(kv_dtype), tp)
+    steps += [line.text for line in lines]
+    summed, text = c.layer_sum(lines, "KV per token per GPU")
+    steps.append(text + (f" (the whole model: {whole:,} B per token)" if per_gpu != whole else ""))
+    if summed != per_gpu:
+        raise AssertionError(f"worked solution {summed} != core {per_gpu}")
     steps.append(
-        f"KV per token per GPU: {per_gpu:,} B"
-        + (f" (whole model {whole:,} B)." if per_gpu != whole else ".")
-    )
-    steps.append(
-        f"Tokens: ⌊{r.kv_budget_bytes_per_gpu:,} / {per_gpu:,}⌋ = {expected:,} tokens per replica."
+        f"Tokens: ⌊{r.kv_budget_bytes_per_gpu:,} B budget per GPU / {per_gpu:,} B per token⌋ = "
+        f"{expected:,} tokens per replica."
     )
     prompt = (
         f"{name} is served with TP={tp} on {gpu.id} GPUs, KV cache in "
@@ -292,13 +296,11 @@ def max_concurrency(rng: Random, seed: int) -> Drill:
             )
         )
     steps = _budget_steps(r, gpu)
+    steps += sequence_steps(spec, kv_dtype, context, tp, r)
     steps.append(
-        f"One {context:,}-token sequence per GPU: {seq_gpu:,} B = {c.gib(seq_gpu)}"
-        + (" (the MLA latent is replicated on every rank)." if spec.is_mla and tp > 1 else ".")
-    )
-    steps.append(
-        f"Per replica: ⌊{budget:,} / {seq_gpu:,}⌋ = {r.sequences_per_replica:,} sequences; "
-        f"× {replicas} replica{'s' if replicas != 1 else ''} = {expected:,}."
+        f"Per replica: ⌊{budget:,} B budget per GPU / {seq_gpu:,} B per sequence per GPU⌋ = "
+        f"{r.sequences_per_replica:,} sequences; × {replicas} replica"
+        f"{'s' if replicas != 1 else ''} = {expected:,} sequences."
     )
     prompt = (
         f"{name} runs on {gpus} × {gpu.id} as {replicas} replica{'s' if replicas != 1 else ''} "

@@ -345,7 +345,7 @@ def kv_per_sequence(rng: Random, seed: int) -> Drill:
             )
         )
     candidates += c.gb_gib_mistakes(expected, "the answer")
-    steps = _sequence_steps(spec, kv_dtype, context, tp, result)
+    steps = sequence_steps(spec, kv_dtype, context, tp, result)
     if int(steps[-1].rsplit("= ", 1)[1].split(" B")[0].replace(",", "")) != expected:
         raise AssertionError(f"worked solution {steps[-1]} != core {expected}")
     return Drill(
@@ -366,7 +366,7 @@ def kv_per_sequence(rng: Random, seed: int) -> Drill:
     )
 
 
-def _sequence_steps(spec: ModelSpec, kv_dtype: str, context: int, tp: int, result) -> list[str]:  # type: ignore[no-untyped-def]
+def sequence_steps(spec: ModelSpec, kv_dtype: str, context: int, tp: int, result) -> list[str]:  # type: ignore[no-untyped-def]
     """Labelled steps for one sequence's cache, on one GPU when tp > 1."""
     where = " on each GPU" if tp > 1 else ""
     lines = c.cache_lines(spec, _kv_bytes(kv_dtype), tp)

@@ -264,9 +264,10 @@ def prefill_time(rng: Random, seed: int) -> Drill:
         )
     )
     steps = [
-        f"Linear FLOPs: 2 × {active:,} × {prompt_tokens:,} = {2 * active * prompt_tokens:.4g}.",
-        f"Effective rate: {peak:.4g} FLOP/s × {profile.compute} × {tp} GPU"
-        f"{'s' if tp != 1 else ''} = {peak * profile.compute * tp:.4g} FLOP/s → "
+        f"Linear FLOPs: 2 FLOPs per parameter per token × {active:,} active parameters × "
+        f"{prompt_tokens:,} tokens = {2 * active * prompt_tokens:.4g} FLOPs.",
+        f"Effective rate: {peak:.4g} FLOP/s peak per GPU × {profile.compute} compute efficiency "
+        f"× {tp} GPU{'s' if tp != 1 else ''} = {peak * profile.compute * tp:.4g} FLOP/s → "
         f"{linear_s * 1000:.4g} ms.",
         f"Plus attention, all-reduces and overhead: {rest_ms:.4g} ms. TTFT ≈ {t['ttft_ms']:g} ms "
         "(an empty queue: no waiting behind other prefills).",

@@ -172,22 +172,30 @@ def weight_memory(rng: Random, seed: int) -> Drill:
         + (f", output head {p.lm_head:,}" if p.lm_head else ", output head tied")
         + ")."
     ]
-    if dtype is None:
+    if "params_quantized" in inputs:
+        quantised, width = inputs["params_quantized"], inputs["quantized_bytes_per_param"]
         steps.append(
-            f"Weights {result.weights_precision_source}: {total:,} B = {c.gib(total)} (the "
-            "quantised matrices at their width with their scales, the modules the checkpoint "
-            "leaves unquantised in bf16)."
+            f"Weights {result.weights_precision_source}: {quantised:,} quantised-matrix "
+            f"parameters × {width:g} B per parameter (values and scales) + "
+            f"{p.total - quantised:,} other parameters × 2 B (bf16) ≈ {total:,} B "
+            f"({c.gib(total)}; the core sums each matrix's own scales exactly)."
         )
     elif shown_dtype in ("bf16", "fp16"):
-        steps.append(f"2 B per parameter: 2 × {p.total:,} = {total:,} B = {c.gib(total)}.")
-    else:
         steps.append(
-            f"{shown_dtype}: the embedding and output head stay bf16, the rest at the "
-            f"{shown_dtype} width (with its scales): {total:,} B = {c.gib(total)}."
+            f"2 B per parameter ({shown_dtype}) × {p.total:,} parameters = {total:,} B "
+            f"({c.gib(total)})."
+        )
+    else:
+        kept = p.embedding + p.lm_head
+        steps.append(
+            f"{kept:,} embedding and output-head parameters × 2 B (bf16) + "
+            f"{p.total - kept:,} other parameters × {inputs['weight_bytes_per_param']:g} B "
+            f"({shown_dtype}, with its scales) = {total:,} B ({c.gib(total)})."
         )
     if per_gpu:
         steps.append(
-            f"Per GPU at TP={tp}: ⌈{total:,} / {tp}⌉ = {expected:,} B = {c.gib(expected)}."
+            f"Per GPU at TP={tp}: ⌈{total:,} B / {tp} GPUs⌉ = {expected:,} B per GPU "
+            f"({c.gib(expected)})."
         )
     if spec.quantization and dtype is not None:
         steps.append(

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from app.drills import SKILLS, generate, get_skill
-from app.drills.grading import CORRECT, grade_value
+from app.drills.grading import CORRECT, WRONG, grade, grade_value
 
 SEEDS_PER_SKILL = 300
 
@@ -197,3 +197,29 @@ def test_the_glm5_fp8_drill_states_its_layout() -> None:
     drill = generate("kv-per-sequence", 594716525)
     assert drill.model == "glm-5" and drill.inputs["kv_dtype_bytes"] == 1
     assert not unsolvable("kv-per-sequence", range(594716525, 594716526))
+
+
+def test_plain_one_byte_elements_is_a_named_mistake_that_explains_the_layout() -> None:
+    """The first-principles reading of the issue's drill — 512 + 64 + 128 dims at 1 B — is
+    graded wrong with the engine's layout explained, not left unnamed."""
+    drill = generate("kv-per-sequence", 594716525)
+    assert "1 B per element" not in drill.prompt and "fp8_ds_mla" in drill.prompt
+    layout = drill.inputs["kv_cache_layout"]
+    assert "= 656 B per token per layer" in layout and "= 132 B per token per layer" in layout
+    verdict = grade(drill, f"{78 * 4096 * (512 + 64 + 128):,} B")
+    assert verdict.verdict == WRONG and verdict.mistake is not None
+    assert verdict.mistake.id == "plain-fp8-elements"
+    assert "fp8_ds_mla" in verdict.mistake.explanation
+    assert "788 B per token per layer" in verdict.mistake.explanation
+
+
+def test_the_bf16_indexer_reading_is_named_too() -> None:
+    seed = next(
+        s
+        for s in range(2000)
+        if (d := generate("kv-bytes-per-token", s)).model == "glm-5"
+        and d.inputs["kv_dtype_bytes"] == 2
+    )
+    drill = generate("kv-bytes-per-token", seed)
+    verdict = grade(drill, f"{78 * (512 + 64 + 128) * 2} B/token")
+    assert verdict.mistake is not None and verdict.mistake.id == "indexer-at-kv-dtype"
