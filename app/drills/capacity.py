@@ -18,6 +18,8 @@ from app.sizing.catalogue.gpus import GPU
 from app.sizing.memory.capacity import Replica
 
 from . import common as c
+from . import layout
+from .memory import layout_mistakes, sequence_steps
 from .model import EXACT_COUNT, Drill, Mistake, band
 from .units import COUNT
 
@@ -44,9 +46,9 @@ def _setup(rng: Random, *, replicas: bool) -> tuple[str, GPU, int, int, str]:
     return model, gpu, tp, tp * count, c.pick(rng, KV_DTYPES)
 
 
-def given_setup(gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, object]:
+def given_setup(spec, gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
     return {
-        "kv_dtype_bytes": 1 if kv_dtype == "fp8" else 2,
+        **layout.layout_inputs(spec, kv_dtype)[0],
         "gpu": gpu.id,
         "gpu_memory_bytes": gpu.memory_bytes,
         "gpu_memory_utilization": r.inputs["gpu_util"],
@@ -61,11 +63,12 @@ def given_setup(gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, object]:
 def _budget_steps(r: SizingResult, gpu: GPU) -> list[str]:
     util = r.inputs["gpu_util"]
     return [
-        f"Usable per GPU: ⌈{gpu.memory_bytes:,} B (what CUDA reports to the process) × {util}⌉ = "
-        f"{r.usable_bytes_per_gpu:,} B.",
-        f"KV budget per GPU: {r.usable_bytes_per_gpu:,} − weights {r.weights_bytes_per_gpu:,} "
-        f"(⌈{r.weights_bytes:,} / {r.tp}⌉) − reserve {r.reserve_bytes_per_gpu:,} = "
-        f"{r.kv_budget_bytes_per_gpu:,} B = {c.gib(r.kv_budget_bytes_per_gpu)}.",
+        f"Usable per GPU: ⌈{gpu.memory_bytes:,} B (what CUDA reports to the process) × {util} "
+        f"gpu_memory_utilization⌉ = {r.usable_bytes_per_gpu:,} B.",
+        f"KV budget per GPU: {r.usable_bytes_per_gpu:,} B usable − {r.weights_bytes_per_gpu:,} B "
+        f"weights per GPU (⌈{r.weights_bytes:,} B / {r.tp} GPU{'s' if r.tp != 1 else ''}⌉) − "
+        f"{r.reserve_bytes_per_gpu:,} B reserve = {r.kv_budget_bytes_per_gpu:,} B "
+        f"({c.gib(r.kv_budget_bytes_per_gpu)}).",
     ]
 
 
@@ -118,6 +121,7 @@ def _common_mistakes(
                     Fraction(value(_from_budget(spec, req, r, budget))),
                 )
             )
+    out += layout_mistakes(spec, req.kv_dtype, lambda s: value(c.size(s, req)))
     kv = c.kv_heads(spec)
     if kv is not None and kv < spec.num_attention_heads:
         out.append(
@@ -134,7 +138,7 @@ def _common_mistakes(
             Mistake(
                 "bf16-for-fp8-kv",
                 "bf16 assumed for an fp8 cache",
-                "The cache is fp8 here: one byte per element, not two.",
+                layout.fp8_explanation(spec),
                 Fraction(value(c.size(spec, replace(req, kv_dtype="bf16")))),
             )
         )
@@ -155,7 +159,7 @@ def kv_capacity(rng: Random, seed: int) -> Drill:
         raise c.IllPosed("the weights leave no room for KV")
     expected = r.kv_capacity_tokens
     name = c.preset_names()[model]
-    inputs = {**c.model_inputs(spec), **given_setup(gpu, r, kv_dtype)}
+    inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype)}
     inputs.pop("max_position_embeddings", None)
 
     def tokens(res: SizingResult) -> int:
@@ -184,15 +188,19 @@ def kv_capacity(rng: Random, seed: int) -> Drill:
             )
         )
     steps = _budget_steps(r, gpu)
+    lines = c.cache_lines(spec, layout.kv_bytes_of(kv_dtype), tp)
+    steps += [line.text for line in lines]
+    summed, text = c.layer_sum(lines, "KV per token per GPU")
+    steps.append(text + (f" (the whole model: {whole:,} B per token)" if per_gpu != whole else ""))
+    if summed != per_gpu:
+        raise AssertionError(f"worked solution {summed} != core {per_gpu}")
     steps.append(
-        f"KV per token per GPU: {per_gpu:,} B"
-        + (f" (whole model {whole:,} B)." if per_gpu != whole else ".")
-    )
-    steps.append(
-        f"Tokens: ⌊{r.kv_budget_bytes_per_gpu:,} / {per_gpu:,}⌋ = {expected:,} tokens per replica."
+        f"Tokens: ⌊{r.kv_budget_bytes_per_gpu:,} B budget per GPU / {per_gpu:,} B per token⌋ = "
+        f"{expected:,} tokens per replica."
     )
     prompt = (
-        f"{name} is served with TP={tp} on {gpu.id} GPUs, KV cache in {kv_dtype}. How many tokens "
+        f"{name} is served with TP={tp} on {gpu.id} GPUs, KV cache in "
+        f"{layout.kv_label(spec, kv_dtype, widths=False)}. How many tokens "
         "of KV cache does one replica hold?"
     )
     return Drill(
@@ -209,6 +217,7 @@ def kv_capacity(rng: Random, seed: int) -> Drill:
         solution=steps,
         concept="inference-memory-budget",
         model=model,
+        advanced_given=layout.layout_inputs(spec, kv_dtype)[1],
     )
 
 
@@ -223,7 +232,7 @@ def max_concurrency(rng: Random, seed: int) -> Drill:
         raise c.IllPosed("no whole sequence fits, or an unbounded count")
     expected = r.max_concurrency
     name = c.preset_names()[model]
-    inputs = {**c.model_inputs(spec), **given_setup(gpu, r, kv_dtype), "context": context}
+    inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype), "context": context}
     if r.state_bytes_per_sequence:
         inputs["state_bytes_per_sequence"] = r.state_bytes_per_sequence
 
@@ -287,17 +296,15 @@ def max_concurrency(rng: Random, seed: int) -> Drill:
             )
         )
     steps = _budget_steps(r, gpu)
+    steps += sequence_steps(spec, kv_dtype, context, tp, r)
     steps.append(
-        f"One {context:,}-token sequence per GPU: {seq_gpu:,} B = {c.gib(seq_gpu)}"
-        + (" (the MLA latent is replicated on every rank)." if spec.is_mla and tp > 1 else ".")
-    )
-    steps.append(
-        f"Per replica: ⌊{budget:,} / {seq_gpu:,}⌋ = {r.sequences_per_replica:,} sequences; "
-        f"× {replicas} replica{'s' if replicas != 1 else ''} = {expected:,}."
+        f"Per replica: ⌊{budget:,} B budget per GPU / {seq_gpu:,} B per sequence per GPU⌋ = "
+        f"{r.sequences_per_replica:,} sequences; × {replicas} replica"
+        f"{'s' if replicas != 1 else ''} = {expected:,} sequences."
     )
     prompt = (
         f"{name} runs on {gpus} × {gpu.id} as {replicas} replica{'s' if replicas != 1 else ''} "
-        f"of TP={tp}, KV cache in {kv_dtype}. How many concurrent {context:,}-token sequences fit?"
+        f"of TP={tp}, KV cache in {layout.kv_label(spec, kv_dtype, widths=False)}. How many concurrent {context:,}-token sequences fit?"
     )
     return Drill(
         skill="max-concurrency",
@@ -313,4 +320,5 @@ def max_concurrency(rng: Random, seed: int) -> Drill:
         solution=steps,
         concept="inference-memory-budget",
         model=model,
+        advanced_given=layout.layout_inputs(spec, kv_dtype)[1],
     )

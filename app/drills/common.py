@@ -4,7 +4,7 @@ model specs for the core to size, and the last check that mistakes are distinct 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from random import Random
@@ -12,9 +12,11 @@ from typing import Any
 
 from app.sizing import ModelSpec, SizingRequest, list_presets, load_preset, size
 from app.sizing.answer.result import SizingResult
+from app.sizing.memory.kv import attention_token_bytes
 from app.sizing.model.spec import FULL, Attention
 from app.sizing.units import fmt_bytes
 
+from .layout import layer_terms
 from .model import Mistake, Tolerance, Value
 
 GIB = 1 << 30
@@ -135,6 +137,24 @@ def without_indexer(spec: ModelSpec) -> ModelSpec:
     return mutate_attention(spec, lambda a: replace(a, indexer_head_dim=None) if a.is_mla else a)
 
 
+def plain_elements(spec: ModelSpec) -> ModelSpec:
+    """A DSA model read as plain elements at the KV dtype's width: the indexer key folded into
+    the latent, so no fp8_ds_mla scales or bf16 RoPE part and no fp8 indexer (the reading of a
+    calculator that multiplies every dim by 1 B for fp8, or 2 B for bf16)."""
+    return mutate_attention(
+        spec,
+        lambda a: (
+            replace(
+                a,
+                kv_lora_rank=(a.kv_lora_rank or 0) + a.indexer_head_dim,
+                indexer_head_dim=None,
+            )
+            if a.is_mla and a.indexer_head_dim
+            else a
+        ),
+    )
+
+
 # Every key ``model_inputs`` can give: the advanced variant of a drill hides these and shows
 # the model's name only (the candidate is expected to know or look up its config).
 CONFIG_FIELDS = frozenset(
@@ -154,6 +174,10 @@ CONFIG_FIELDS = frozenset(
         "swa_head_dim",
         "swa_v_head_dim",
         "kv_cache_layers",
+        "linear_num_value_heads",
+        "linear_num_key_heads",
+        "mamba_num_heads",
+        "n_groups",
         "max_position_embeddings",
         "context_limit",
     }
@@ -196,11 +220,55 @@ def model_inputs(spec: ModelSpec) -> dict[str, Any]:
     layers = kv_layer_count(spec)
     if layers != spec.num_layers:
         out["kv_cache_layers"] = layers
+    # Head counts of linear-attention / Mamba layers: tensor parallelism must split them too.
+    for st in {cls.state for cls in spec.classes if cls.state is not None}:
+        if st.kind == "gated_deltanet":
+            out["linear_num_value_heads"], out["linear_num_key_heads"] = st.heads, st.groups
+        elif st.kind == "mamba2":
+            out["mamba_num_heads"], out["n_groups"] = st.heads, st.groups
     if spec.max_position_embeddings:
         out["max_position_embeddings"] = spec.max_position_embeddings
     if spec.context_limit and spec.context_limit != spec.max_position_embeddings:
         out["context_limit"] = spec.context_limit  # e.g. raised by YaRN rope scaling
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class CacheLine:
+    """One kind of caching layer in a worked solution."""
+
+    layers: int
+    window: int | None
+    bytes_per_layer: int  # per token, on one GPU
+    text: str  # "full_attention layers (78 of them): … = 788 B per token per layer."
+
+
+def cache_lines(spec: ModelSpec, kv_bytes: int, tp: int = 1) -> list[CacheLine]:
+    """One labelled line per kind of caching layer, in order of first appearance."""
+    groups: dict[tuple[Attention, str], list[int]] = {}
+    for cls in spec.classes:
+        if cls.attention is not None and not cls.attention.shared:
+            groups.setdefault((cls.attention, cls.kind), []).extend(cls.indices)
+    out = []
+    for (att, kind), indices in groups.items():
+        where = f", window {att.window:,} tokens" if att.window else ""
+        out.append(
+            CacheLine(
+                len(indices),
+                att.window,
+                attention_token_bytes(att, kv_bytes, tp),
+                f"{kind} layers ({len(indices)} of them{where}): {layer_terms(att, kv_bytes, tp)}.",
+            )
+        )
+    return out
+
+
+def layer_sum(lines: list[CacheLine], what: str, beyond: bool = False) -> tuple[int, str]:
+    """(total, "Sum over layers: 78 layers × 788 B per token per layer = 61,464 B per token.")"""
+    kept = [line for line in lines if not (beyond and line.window)]
+    terms = [f"{x.layers} layers × {x.bytes_per_layer:,} B per token per layer" for x in kept]
+    total = sum(x.layers * x.bytes_per_layer for x in kept)
+    return total, f"{what}: {' + '.join(terms)} = {total:,} B per token."
 
 
 def shown(inputs: dict[str, Any]) -> list[tuple[str, str]]:

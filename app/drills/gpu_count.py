@@ -15,6 +15,7 @@ from app.sizing.catalogue.gpus import GPU
 from app.sizing.memory.capacity import Replica
 
 from . import common as c
+from . import layout
 from .capacity import CONCURRENCY, KV_DTYPES, catalogue_gpus, given_setup
 from .model import EXACT_LIST, Drill, Mistake
 from .units import COUNT, DEGREES
@@ -45,7 +46,7 @@ def min_gpus(rng: Random, seed: int) -> Drill:
     if expected == 1 and rng.random() < 0.75:
         raise c.IllPosed("one GPU is a dull answer; draw a heavier load")
     name = c.preset_names()[model]
-    inputs = {**c.model_inputs(spec), **given_setup(gpu, r, kv_dtype)}
+    inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype)}
     for key in ("gpus", "tp"):
         inputs.pop(key)
     inputs.update(context=context, concurrency=concurrency)
@@ -105,7 +106,7 @@ def min_gpus(rng: Random, seed: int) -> Drill:
                 Mistake(
                     "bf16-for-fp8-kv",
                     "bf16 assumed for an fp8 cache",
-                    "The cache is fp8 here: one byte per element, not two.",
+                    layout.fp8_explanation(spec),
                     Fraction(other),
                 )
             )
@@ -141,7 +142,8 @@ def min_gpus(rng: Random, seed: int) -> Drill:
     )
     prompt = (
         f"What is the smallest number of {gpu.id} GPUs (one TP replica) that serves {name} to "
-        f"{concurrency} concurrent sequences of {context:,} tokens, KV cache in {kv_dtype}?"
+        f"{concurrency} concurrent sequences of {context:,} tokens, KV cache in "
+        f"{layout.kv_label(spec, kv_dtype, widths=False)}?"
     )
     return Drill(
         skill="min-gpus",
@@ -157,6 +159,7 @@ def min_gpus(rng: Random, seed: int) -> Drill:
         solution=steps,
         concept="inference-memory-budget",
         model=model,
+        advanced_given=layout.layout_inputs(spec, kv_dtype)[1],
     )
 
 

@@ -10,16 +10,54 @@ from fractions import Fraction
 from random import Random
 
 from app.sizing import ModelSpec, legal_tp_degrees
+from app.sizing.memory.kv import indexer_token_bytes
 
 from . import common as c
+from . import layout
 from .model import EXACT, Drill, Mistake
 from .units import BYTES
 
 KV_DTYPES = ("bf16", "bf16", "bf16", "fp8")
 
 
-def _kv_label(kv_dtype: str) -> str:
-    return f"{kv_dtype} ({2 if kv_dtype != 'fp8' else 1} B per element)"
+_kv_bytes = layout.kv_bytes_of
+_kv_label = layout.kv_label
+layout_inputs = layout.layout_inputs
+
+
+def layout_mistakes(spec: ModelSpec, kv_dtype: str, value) -> list[Mistake]:  # type: ignore[no-untyped-def]
+    """The well-known alternative reading of a DSA model's cache: every latent, RoPE and indexer
+    dim at the KV dtype's width. ``value(spec)`` is the drill's figure for a spec."""
+    att = layout.main_mla(spec)
+    if att is None or not att.indexer_head_dim:
+        return []
+    b = _kv_bytes(kv_dtype)
+    rank, rope, d = att.kv_lora_rank or 0, att.qk_rope_head_dim or 0, att.indexer_head_dim
+    plain = (rank + rope + d) * b
+    actual = layout.attention_token_bytes(att, b)
+    if layout.is_ds_mla(spec, b):
+        return [
+            Mistake(
+                "plain-fp8-elements",
+                "plain 1-byte elements for the fp8_ds_mla cache",
+                f"You counted every dim as 1 B: ({rank} latent + {rope} RoPE + {d} indexer dims) × "
+                f"1 B = {plain:,} B per token per layer. vLLM stores fp8 on DSA models in FlashMLA's "
+                "fp8_ds_mla layout: the latent in fp8 with fp32 scales, the RoPE part kept in "
+                f"bf16 ({layout.mla_token_bytes(att, b):,} B), plus the indexer's fp8 key and "
+                f"fp32 scale ({indexer_token_bytes(att):,} B): {actual:,} B per token per layer.",
+                Fraction(value(c.plain_elements(spec))),
+            )
+        ]
+    return [
+        Mistake(
+            "indexer-at-kv-dtype",
+            f"the DSA indexer sized in {kv_dtype}",
+            f"You sized the indexer key at {b} B per dim ({d * b:,} B per token per layer). The "
+            f"indexer cache is fp8 with one fp32 scale per {layout.INDEXER_QUANT_BLOCK} dims, "
+            f"{indexer_token_bytes(att):,} B per token per layer, whatever the KV dtype.",
+            Fraction(value(c.plain_elements(spec))),
+        )
+    ]
 
 
 def _per_token_mistakes(spec: ModelSpec, kv_dtype: str, expected: int, beyond: bool):  # type: ignore[no-untyped-def]
@@ -81,7 +119,7 @@ def _per_token_mistakes(spec: ModelSpec, kv_dtype: str, expected: int, beyond: b
                     "indexer-forgotten",
                     "the sparse-attention indexer cache left out",
                     "DeepSeek sparse attention also caches an fp8 indexer key per token per layer "
-                    "(index_head_dim + its fp32 scales = 132 B).",
+                    f"(index_head_dim + its fp32 scales = {layout.indexer_bytes(spec):,} B).",
                     Fraction(per_token(c.without_indexer(spec))),
                 )
             )
@@ -99,7 +137,7 @@ def _per_token_mistakes(spec: ModelSpec, kv_dtype: str, expected: int, beyond: b
             Mistake(
                 "bf16-for-fp8-kv",
                 "bf16 assumed for an fp8 cache",
-                "The cache is fp8 here: one byte per element, not two.",
+                layout.fp8_explanation(spec),
                 Fraction(per_token(spec, "bf16")),
             )
         )
@@ -126,7 +164,8 @@ def kv_bytes_per_token(rng: Random, seed: int) -> Drill:
     expected = result.kv_bytes_per_token_beyond_window if beyond else result.kv_bytes_per_token
     if expected <= 0:
         raise c.IllPosed("no per-token cache")
-    inputs = {**c.model_inputs(spec), "kv_dtype_bytes": 2 if kv_dtype != "fp8" else 1}
+    given_layout, advanced_given = layout_inputs(spec, kv_dtype)
+    inputs = {**c.model_inputs(spec), **given_layout}
     name = c.preset_names()[model]
     what = (
         "once every sliding window is full (what each further token adds)"
@@ -137,27 +176,34 @@ def kv_bytes_per_token(rng: Random, seed: int) -> Drill:
     )
     prompt = (
         f"How many bytes of KV cache does one token add to {name}, summed over all layers, with "
-        f"the cache in {_kv_label(kv_dtype)}{', ' + what if what else ''}?"
+        f"the cache in {_kv_label(spec, kv_dtype)}{', ' + what if what else ''}?"
     )
-    formula = result.formula
-    steps = [
-        f"{g['kind']} layers ({g['count']}): {g.get('per_token', {}).get('filled', '0')}"
-        for g in formula["groups"]
-    ]
-    steps.append(f"Sum over layers: {formula['kv_bytes_per_token']['filled']} B per token.")
+    lines = c.cache_lines(spec, _kv_bytes(kv_dtype))
+    steps = [line.text for line in lines]
+    total, summed = c.layer_sum(lines, "Sum over the caching layers")
+    steps.append(summed)
     if beyond:
-        steps.append(
-            f"Once every window is full, only layers without a window grow: "
-            f"{expected:,} B per token."
+        total, summed = c.layer_sum(
+            lines, "Once every window is full, only the layers without a window grow", beyond
         )
+        steps.append(summed)
+    if total != expected:
+        raise AssertionError(f"worked solution {total} != core {expected}")
     if result.state_bytes_per_sequence:
         steps.append(
             f"The linear-attention / Mamba state ({result.state_bytes_per_sequence:,} B per "
             "sequence) is constant, so it adds nothing per token."
         )
-    mistakes = c.distinct_mistakes(
-        EXACT, Fraction(expected), _per_token_mistakes(spec, kv_dtype, expected, beyond)
-    )
+
+    def figure(s: ModelSpec) -> int:
+        r = c.sized(s, kv_dtype=kv_dtype, context=1)
+        return r.kv_bytes_per_token_beyond_window if beyond else r.kv_bytes_per_token
+
+    candidates = [
+        *layout_mistakes(spec, kv_dtype, figure),
+        *_per_token_mistakes(spec, kv_dtype, expected, beyond),
+    ]
+    mistakes = c.distinct_mistakes(EXACT, Fraction(expected), candidates)
     return Drill(
         skill="kv-bytes-per-token",
         seed=seed,
@@ -172,6 +218,7 @@ def kv_bytes_per_token(rng: Random, seed: int) -> Drill:
         solution=steps,
         concept="latent-attention-and-sparse-indexers" if spec.is_mla else "kv-cache-sizing",
         model=model,
+        advanced_given=advanced_given,
     )
 
 
@@ -192,24 +239,23 @@ def kv_per_sequence(rng: Random, seed: int) -> Drill:
     where = f"on each GPU of a TP={tp} replica" if per_gpu else "in total (the whole model)"
     prompt = (
         f"How many bytes of KV cache does one {context:,}-token sequence of {name} hold {where}, "
-        f"with the cache in {_kv_label(kv_dtype)}?"
+        f"with the cache in {_kv_label(spec, kv_dtype)}?"
     )
-    inputs = {
-        **c.model_inputs(spec),
-        "kv_dtype_bytes": 2 if kv_dtype != "fp8" else 1,
-        "context": context,
-    }
+    given_layout, advanced_given = layout_inputs(spec, kv_dtype)
+    inputs = {**c.model_inputs(spec), **given_layout, "context": context}
     if per_gpu:
         inputs["tp"] = tp
     if result.state_bytes_per_sequence:
         inputs["state_bytes_per_sequence"] = result.state_bytes_per_sequence
+        if per_gpu:
+            inputs["state_bytes_per_sequence_per_gpu"] = result.state_bytes_per_sequence_per_gpu
 
     def at(s: ModelSpec, dtype: str = kv_dtype) -> Fraction:
         r = c.sized(s, kv_dtype=dtype, context=context, gpus=tp, tp=tp)
         return Fraction(r.kv_bytes_per_sequence_per_gpu if per_gpu else r.kv_bytes_per_sequence)
 
     heads, kv = spec.num_attention_heads, c.kv_heads(spec)
-    candidates: list[Mistake | None] = []
+    candidates: list[Mistake | None] = [*layout_mistakes(spec, kv_dtype, at)]
     if kv is not None and kv < heads:
         candidates.append(
             Mistake(
@@ -264,7 +310,7 @@ def kv_per_sequence(rng: Random, seed: int) -> Drill:
             Mistake(
                 "bf16-for-fp8-kv",
                 "bf16 assumed for an fp8 cache",
-                "The cache is fp8 here: one byte per element, not two.",
+                layout.fp8_explanation(spec),
                 at(spec, "bf16"),
             )
         )
@@ -299,24 +345,9 @@ def kv_per_sequence(rng: Random, seed: int) -> Drill:
             )
         )
     candidates += c.gb_gib_mistakes(expected, "the answer")
-    steps = [
-        f"{g['kind']} layers ({g['count']}): {g.get('per_token', {}).get('filled', '0')} B per token"
-        for g in result.formula["groups"]
-        if g.get("per_token")
-    ]
-    steps.append(
-        f"Per sequence at {context:,} tokens: {result.formula['kv_bytes_per_sequence']['filled']}"
-        f" B = {c.gib(whole)}."
-    )
-    if per_gpu:
-        steps.append(
-            f"Per GPU at TP={tp}: {expected:,} B = {c.gib(expected)}"
-            + (
-                " (the MLA latent is replicated on every rank)."
-                if spec.is_mla
-                else f" (each GPU holds max(1, {kv} // {tp}) KV heads)."
-            )
-        )
+    steps = sequence_steps(spec, kv_dtype, context, tp, result)
+    if int(steps[-1].rsplit("= ", 1)[1].split(" B")[0].replace(",", "")) != expected:
+        raise AssertionError(f"worked solution {steps[-1]} != core {expected}")
     return Drill(
         skill="kv-per-sequence",
         seed=seed,
@@ -331,4 +362,44 @@ def kv_per_sequence(rng: Random, seed: int) -> Drill:
         solution=steps,
         concept="latent-attention-and-sparse-indexers" if spec.is_mla else "kv-cache-sizing",
         model=model,
+        advanced_given=advanced_given,
     )
+
+
+def sequence_steps(spec: ModelSpec, kv_dtype: str, context: int, tp: int, result) -> list[str]:  # type: ignore[no-untyped-def]
+    """Labelled steps for one sequence's cache, on one GPU when tp > 1."""
+    where = " on each GPU" if tp > 1 else ""
+    lines = c.cache_lines(spec, _kv_bytes(kv_dtype), tp)
+    steps = [line.text for line in lines]
+    terms, total = [], 0
+    for line in lines:
+        held = context if line.window is None else min(context, line.window)
+        tokens = (
+            f"{context:,} tokens"
+            if line.window is None
+            else f"min({context:,}, {line.window:,}) = {held:,} tokens held"
+        )
+        terms.append(
+            f"{line.layers} layers × {line.bytes_per_layer:,} B per token per layer × {tokens}"
+        )
+        total += line.layers * line.bytes_per_layer * held
+    state = result.state_bytes_per_sequence_per_gpu if tp > 1 else result.state_bytes_per_sequence
+    if state:
+        terms.append(f"{state:,} B constant state (linear-attention / Mamba layers)")
+        total += state
+    if tp > 1:
+        steps.append(
+            "Per GPU at TP="
+            + str(tp)
+            + (
+                ": the MLA latent is replicated on every rank, so each GPU holds it whole."
+                if spec.is_mla
+                else f": each GPU holds max(1, KV heads // {tp}) KV heads"
+                + (", and 1/tp of the state." if state else ".")
+            )
+        )
+    steps.append(
+        f"One {context:,}-token sequence{where}: {' + '.join(terms)} = {total:,} B "
+        f"({c.gib(total)})."
+    )
+    return steps

@@ -73,6 +73,9 @@ class Drill:
     concept: str  # slug of the concept card that teaches it
     model: str | None = None  # preset id, when the drill is about a model
     notes: list[str] = field(default_factory=list)
+    # What the advanced variant (config hidden) shows instead of a given: the same layout with
+    # config fields by name, not by value.
+    advanced_given: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,11 +115,13 @@ def all_reduce_time(rng: Random, seed: int) -> Drill:
         )
     factor = Fraction(2 * (ranks - 1), ranks)
     steps = [
-        f"Ring all-reduce: t = 2·(n−1)/n × S / (B × efficiency); n = {ranks}, so 2·(n−1)/n = "
-        f"{float(factor):.4g}.",
+        f"Ring all-reduce: t = 2·(n−1)/n × S / (B × efficiency), with n ranks, S the payload "
+        f"and B the bandwidth per direction; n = {ranks}, so 2·(n−1)/n = {float(factor):.4g} "
+        "(the share of the payload each rank sends).",
         f"B = {link.bytes_per_s / 1e9:,.0f} GB/s per direction ({link.source}).",
-        f"t = {float(factor):.4g} × {payload:,} B / ({link.bytes_per_s:,} B/s × "
-        f"{float(efficiency):g}) = {float(expected):.6g} s = {_ms(expected)}.",
+        f"t = {float(factor):.4g} (ring factor) × {payload:,} B payload / "
+        f"({link.bytes_per_s:,} B/s × {float(efficiency):g} efficiency) = "
+        f"{float(expected):.6g} s = {_ms(expected)}.",
     ]
     return Drill(
         skill="all-reduce-time",
@@ -200,13 +202,14 @@ def training_time(rng: Random, seed: int) -> Drill:
     flops = training_flops(active, tokens)
     rate = mfu * peak * gpus
     steps = [
-        f"FLOPs ≈ 6 · N · D = 6 × {active:,} × {tokens:.3g} = {flops:.4g}"
+        f"FLOPs ≈ 6 · N · D = 6 FLOPs per parameter per token (2 forward + 4 backward) × "
+        f"{active:,} parameters × {tokens:.3g} tokens = {flops:.4g} FLOPs"
         + (
             " (N is the active parameters: each token uses only those)." if active != total else "."
         ),
-        f"Achieved rate: {float(mfu):.0%} × {peak:.4g} FLOP/s × {gpus:,} GPUs = "
+        f"Achieved rate: {float(mfu):.0%} MFU × {peak:.4g} FLOP/s peak per GPU × {gpus:,} GPUs = "
         f"{float(rate):.4g} FLOP/s.",
-        f"Time: {flops:.4g} / {float(rate):.4g} = {float(expected):,.4g} s = "
+        f"Time: {flops:.4g} FLOPs / {float(rate):.4g} FLOP/s = {float(expected):,.4g} s = "
         f"{float(expected) / DAY:,.1f} days.",
     ]
     return Drill(

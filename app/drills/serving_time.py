@@ -16,6 +16,7 @@ from app.sizing import GPUS, get_gpu, legal_tp_degrees
 from app.sizing.answer.result import SizingResult
 from app.sizing.catalogue.gpu_perf import dense_tflops
 from app.sizing.catalogue.perf_profiles import get_profile
+from app.sizing.model.dtypes import MODEL_DTYPE_BYTES
 
 from . import common as c
 from .model import Drill, Mistake, band
@@ -75,9 +76,14 @@ def decode_step(rng: Random, seed: int) -> Drill:
     g = get_gpu(gpu_id)
     name = c.preset_names()[model]
     overhead_ms = parts["overhead"]
+    # Decode streams every weight but the embedding table, which it only looks up (B rows); a
+    # tied table is read whole, as the output head (app.sizing.step_model).
+    lookup_only = spec.params.embedding if spec.params.lm_head else 0
+    read = r.weights_bytes - MODEL_DTYPE_BYTES * lookup_only
     inputs = {
         "params_total": spec.params.total,
         "weights_bytes": r.weights_bytes,
+        "weights_bytes_read_per_step": read,
         "kv_bytes_per_sequence": r.kv_bytes_per_sequence,
         "context": context,
         "batch": batch,
@@ -89,7 +95,10 @@ def decode_step(rng: Random, seed: int) -> Drill:
         "overhead_ms": overhead_ms,
     }
     if tp > 1:
+        inputs["kv_bytes_per_sequence_per_gpu"] = r.kv_bytes_per_sequence_per_gpu
         inputs["communication_ms"] = parts["communication"]
+    if parts["compute"]:
+        inputs["compute_beyond_memory_ms"] = parts["compute"]
     expected: Fraction = Fraction(str(t["tokens_per_s"])) if as_rate else step
 
     def answer(step_ms: float) -> Fraction:
@@ -98,7 +107,7 @@ def decode_step(rng: Random, seed: int) -> Drill:
 
     total_ms = t["decode_step_ms"]
     bw = g.hbm_bandwidth_bytes_per_s or 1
-    weights_gpu, kv_gpu = r.weights_bytes_per_gpu, batch * r.kv_bytes_per_sequence_per_gpu
+    weights_gpu, kv_gpu = read / tp, batch * r.kv_bytes_per_sequence_per_gpu
     peak_ms = (weights_gpu + kv_gpu) / bw * 1000 + overhead_ms + parts["communication"]
     candidates: list[Mistake | None] = [
         Mistake(
@@ -143,18 +152,28 @@ def decode_step(rng: Random, seed: int) -> Drill:
             ),
         )
     steps = [
-        f"Weights per GPU: {r.weights_bytes:,} / {tp} = {weights_gpu:,} B, read at "
-        f"{bw / 1e12:g} TB/s × {profile.weight_bandwidth} → {parts['weights']:g} ms.",
-        f"KV per GPU: {batch} × {r.kv_bytes_per_sequence_per_gpu:,} B = {kv_gpu:,} B, read at "
-        f"{bw / 1e12:g} TB/s × {profile.kv_bandwidth} → {parts['kv']:g} ms.",
+        f"Weights read per GPU: {read:,} B read per step (the weights less the embedding table, "
+        f"which decode only looks up) / {tp} GPU{'s' if tp != 1 else ''} = {weights_gpu:,.0f} B, "
+        f"at {bw / 1e12:g} TB/s HBM × {profile.weight_bandwidth} weight-bandwidth efficiency "
+        f"→ {parts['weights']:g} ms.",
+        f"KV read per GPU: {batch} sequence{'s' if batch != 1 else ''} × "
+        f"{r.kv_bytes_per_sequence_per_gpu:,} B per sequence per GPU = {kv_gpu:,} B, at "
+        f"{bw / 1e12:g} TB/s HBM × {profile.kv_bandwidth} KV-bandwidth efficiency → "
+        f"{parts['kv']:g} ms.",
     ]
     if parts["compute"]:
         steps.append(f"Compute beyond the memory time: {parts['compute']:g} ms.")
     if tp > 1:
         steps.append(f"TP all-reduces: {parts['communication']:g} ms.")
-    steps.append(f"Fixed overhead: {overhead_ms:g} ms. Step: {total_ms:g} ms.")
     steps.append(
-        f"Tokens/s per replica: {batch} / {total_ms:g} ms = {t['tokens_per_s']:,g} tokens/s."
+        f"Step: {parts['weights']:g} ms weights + {parts['kv']:g} ms KV"
+        + (f" + {parts['compute']:g} ms compute" if parts["compute"] else "")
+        + (f" + {parts['communication']:g} ms all-reduces" if tp > 1 else "")
+        + f" + {overhead_ms:g} ms fixed overhead = {total_ms:g} ms."
+    )
+    steps.append(
+        f"Tokens/s per replica: {batch} tokens per step / {total_ms:g} ms per step = "
+        f"{t['tokens_per_s']:,g} tokens/s."
     )
     what = (
         f"How many output tokens per second does one TP={tp} replica of {name} produce"
@@ -245,9 +264,10 @@ def prefill_time(rng: Random, seed: int) -> Drill:
         )
     )
     steps = [
-        f"Linear FLOPs: 2 × {active:,} × {prompt_tokens:,} = {2 * active * prompt_tokens:.4g}.",
-        f"Effective rate: {peak:.4g} FLOP/s × {profile.compute} × {tp} GPU"
-        f"{'s' if tp != 1 else ''} = {peak * profile.compute * tp:.4g} FLOP/s → "
+        f"Linear FLOPs: 2 FLOPs per parameter per token × {active:,} active parameters × "
+        f"{prompt_tokens:,} tokens = {2 * active * prompt_tokens:.4g} FLOPs.",
+        f"Effective rate: {peak:.4g} FLOP/s peak per GPU × {profile.compute} compute efficiency "
+        f"× {tp} GPU{'s' if tp != 1 else ''} = {peak * profile.compute * tp:.4g} FLOP/s → "
         f"{linear_s * 1000:.4g} ms.",
         f"Plus attention, all-reduces and overhead: {rest_ms:.4g} ms. TTFT ≈ {t['ttft_ms']:g} ms "
         "(an empty queue: no waiting behind other prefills).",

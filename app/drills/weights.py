@@ -8,14 +8,64 @@ import math
 from fractions import Fraction
 from random import Random
 
-from app.sizing import legal_tp_degrees
-from app.sizing.model.dtypes import WEIGHT_DTYPE_BYTES
+from app.sizing import ModelSpec, legal_tp_degrees
+from app.sizing.memory.capacity import AS_SHIPPED
+from app.sizing.model.dtypes import INT4_GROUP_SIZE, MODEL_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
 
 from . import common as c
 from .model import Drill, Mistake, band
 from .units import BYTES
 
 WEIGHT_TOLERANCE = band(2, 6)
+
+
+def quantised_split(spec: ModelSpec) -> tuple[int, int]:
+    """(parameters in the checkpoint's quantised matrices, their bytes with scales), as the core
+    stores them (``app.sizing.precision``): what a drill must state for an as-shipped answer."""
+    quant = spec.quant
+    assert quant is not None
+    params = stored = 0
+    for linear in spec.linears:
+        scheme = quant.scheme_for(linear)
+        if scheme is not None:
+            params += linear.params
+            stored += linear.count * scheme.matrix_bytes(linear.rows, linear.cols)
+    if quant.quantize_lm_head and spec.params.lm_head:
+        rows, cols = spec.params.lm_head // spec.hidden_size, spec.hidden_size
+        params += rows * cols
+        stored += quant.scheme.matrix_bytes(rows, cols)
+    return params, stored
+
+
+def layout_inputs(spec: ModelSpec, dtype: str | None, shown_dtype: str) -> dict[str, object]:
+    """The storage the answer assumes: as shipped (which parameters are quantised, at what
+    width), or one width for every parameter but the embedding and output head."""
+    quant = spec.quant
+    if quant is not None and spec.linears and (dtype or AS_SHIPPED) in (AS_SHIPPED, quant.family):
+        params, stored = quantised_split(spec)
+        width = round(stored / params, 6)
+        return {
+            "params_quantized": params,
+            "quantized_bytes_per_param": width,
+            "weight_layout": f"{quant.describe()}: its {params:,} quantised-matrix parameters "
+            f"take {width:g} B each on average (values and scales); every other parameter "
+            "(embedding, output head, norms, routers, modules it leaves unquantised) is bf16, "
+            f"{MODEL_DTYPE_BYTES} B.",
+        }
+    width = WEIGHT_DTYPE_BYTES[shown_dtype]
+    if width == MODEL_DTYPE_BYTES:
+        return {"weight_layout": f"{shown_dtype}: {MODEL_DTYPE_BYTES} B for every parameter."}
+    detail = (
+        f"4-bit values + one fp16 scale per group of {INT4_GROUP_SIZE} weights = "
+        f"{float(width):g} B per parameter"
+        if shown_dtype == "int4"
+        else f"{float(width):g} B per parameter (per-tensor scales: no bytes per parameter)"
+    )
+    return {
+        "weight_bytes_per_param": float(width),
+        "weight_layout": f"{shown_dtype}: {detail}; the token embedding and output head stay "
+        f"in bf16, {MODEL_DTYPE_BYTES} B.",
+    }
 
 
 def weight_memory(rng: Random, seed: int) -> Drill:
@@ -56,6 +106,7 @@ def weight_memory(rng: Random, seed: int) -> Drill:
     }
     if dtype is None:
         inputs["quantization"] = spec.quantization
+    inputs.update(layout_inputs(spec, dtype, shown_dtype))
     if p.active != p.total:
         inputs["params_active"] = p.active
     if per_gpu:
@@ -121,22 +172,30 @@ def weight_memory(rng: Random, seed: int) -> Drill:
         + (f", output head {p.lm_head:,}" if p.lm_head else ", output head tied")
         + ")."
     ]
-    if dtype is None:
+    if "params_quantized" in inputs:
+        quantised, width = inputs["params_quantized"], inputs["quantized_bytes_per_param"]
         steps.append(
-            f"Weights {result.weights_precision_source}: {total:,} B = {c.gib(total)} (the "
-            "quantised matrices at their width with their scales, the modules the checkpoint "
-            "leaves unquantised in bf16)."
+            f"Weights {result.weights_precision_source}: {quantised:,} quantised-matrix "
+            f"parameters × {width:g} B per parameter (values and scales) + "
+            f"{p.total - quantised:,} other parameters × 2 B (bf16) ≈ {total:,} B "
+            f"({c.gib(total)}; the core sums each matrix's own scales exactly)."
         )
     elif shown_dtype in ("bf16", "fp16"):
-        steps.append(f"2 B per parameter: 2 × {p.total:,} = {total:,} B = {c.gib(total)}.")
-    else:
         steps.append(
-            f"{shown_dtype}: the embedding and output head stay bf16, the rest at the "
-            f"{shown_dtype} width (with its scales): {total:,} B = {c.gib(total)}."
+            f"2 B per parameter ({shown_dtype}) × {p.total:,} parameters = {total:,} B "
+            f"({c.gib(total)})."
+        )
+    else:
+        kept = p.embedding + p.lm_head
+        steps.append(
+            f"{kept:,} embedding and output-head parameters × 2 B (bf16) + "
+            f"{p.total - kept:,} other parameters × {inputs['weight_bytes_per_param']:g} B "
+            f"({shown_dtype}, with its scales) = {total:,} B ({c.gib(total)})."
         )
     if per_gpu:
         steps.append(
-            f"Per GPU at TP={tp}: ⌈{total:,} / {tp}⌉ = {expected:,} B = {c.gib(expected)}."
+            f"Per GPU at TP={tp}: ⌈{total:,} B / {tp} GPUs⌉ = {expected:,} B per GPU "
+            f"({c.gib(expected)})."
         )
     if spec.quantization and dtype is not None:
         steps.append(

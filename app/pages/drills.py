@@ -90,7 +90,11 @@ def _page_values(
     if advanced:
         next_url += "?advanced=1"
     has_config = any(label in CONFIG_FIELDS for label, _ in drill.given)
-    given = [(k, v) for k, v in drill.given if not (advanced and k in CONFIG_FIELDS)]
+    given = [
+        (k, drill.advanced_given.get(k, v) if advanced else v)
+        for k, v in drill.given
+        if not (advanced and k in CONFIG_FIELDS)
+    ]
     permalink = drill_url(drill.skill, drill.seed)
     # Every seed of a skill shares one thread: approaches to the skill, not to one set of numbers.
     thread = build_thread(db, content, viewer, "drill", drill.skill, page_url=permalink)
@@ -197,7 +201,7 @@ def answer(
         request,
         "drills/drill.html",
         values,
-        fragment="partials/drill_verdict.html",
+        fragment="drills/verdict_fragment.html",
         status_code=422 if error else 200,
         headers={"cache-control": "private, no-store"},
     )

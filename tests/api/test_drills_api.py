@@ -86,3 +86,17 @@ def test_a_unicode_digit_is_a_422_on_the_api_and_the_form(sqlite_client: TestCli
         "/drills/tp-degrees/answer", data={"seed": "2", "answer": "1, ²", "csrf_token": token[1]}
     )
     assert form.status_code in (200, 422) and "²" in form.text
+
+
+def test_the_api_states_the_layout_a_drill_grades_against(sqlite_client: TestClient) -> None:
+    """GLM-5 at fp8 is graded against vLLM's fp8_ds_mla: the API's drill says so."""
+    body = sqlite_client.get("/api/v1/drills/kv-per-sequence?seed=594716525").json()
+    assert "1 B per element" not in body["prompt"] and "fp8_ds_mla" in body["prompt"]
+    layout = body["inputs"]["kv_cache_layout"]
+    assert "= 656 B per token per layer" in layout
+    assert "four fp32 scales" in layout and "64-dim RoPE part kept in bf16 (128 B)" in layout
+    assert "= 132 B per token per layer" in layout
+    answer = sqlite_client.post(
+        "/api/v1/drills/kv-per-sequence/answer", json={"seed": 594716525, "answer": "224919552"}
+    ).json()
+    assert answer["verdict"] == "wrong" and answer["mistake"]["id"] == "plain-fp8-elements"

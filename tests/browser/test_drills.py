@@ -3,6 +3,9 @@ wrong; /me shows the accuracy and the review queue offers the weak skill. Keyboa
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from app.drills import generate
 from tests.browser.test_flows import mark_page, sign_up, still_same_page
 
@@ -91,3 +94,44 @@ def test_a_drill_fits_a_phone(page) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_selector(".drill-result")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert page.is_visible("button:has-text('Check')")
+
+
+SHOTS = Path(os.environ.get("PREFILL_SHOTS", "/tmp/prefill-shots"))
+
+
+def test_the_thread_sits_folded_below_the_answer_until_a_check(page) -> None:  # type: ignore[no-untyped-def]
+    """Before a check the skill's thread is one folded line under the answer box; an htmx check
+    unfolds it below the worked solution. Screenshots at 390 and 1280 px."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    url = "/drills/kv-per-sequence?seed=594716525"
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(url)
+        fold = page.locator("#drill-discussion")
+        assert fold.get_attribute("open") is None
+        assert not page.is_visible("#discussion-heading")
+        form_box = page.locator(".drill-form").bounding_box()
+        assert fold.bounding_box()["y"] > form_box["y"] + form_box["height"]
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.screenshot(path=str(SHOTS / f"drill-{width}-before.png"), full_page=True)
+        page.fill("#drill-answer", "224919552 B")
+        page.press("#drill-answer", "Enter")
+        page.wait_for_selector(".drill-result.verdict-wrong")
+        assert "plain 1-byte elements" in page.inner_text(".drill-mistake")
+        page.wait_for_selector("#drill-discussion[open]")
+        assert page.is_visible("#discussion-heading")
+        solution = page.locator(".drill-solution").bounding_box()
+        heading = page.locator("#discussion-heading").bounding_box()
+        assert heading["y"] > solution["y"] + solution["height"]
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.screenshot(path=str(SHOTS / f"drill-{width}-after.png"), full_page=True)
+
+
+def test_the_folded_thread_opens_without_javascript(browser, live_server) -> None:  # type: ignore[no-untyped-def]
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    tab = context.new_page()
+    tab.goto("/drills/kv-bytes-per-token?seed=3")
+    assert not tab.is_visible("#discussion-heading")
+    tab.click("#drill-discussion > summary")
+    assert tab.is_visible("#discussion-heading") and tab.is_visible("text=Sign in to post")
+    context.close()
