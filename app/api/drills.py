@@ -50,7 +50,10 @@ class DrillOut(BaseModel):
     inputs: dict[str, Any] = Field(
         description="What the candidate is given: config fields under their config.json names "
         "(num_hidden_layers, num_key_value_heads, …), plus kv_dtype_bytes, context, "
-        "concurrency, gpu, gpus, tp, and bandwidth/efficiency for time drills, as used."
+        "concurrency, gpu, gpus, tp, and bandwidth/efficiency for time drills, as used; "
+        "`kv_cache_layout` and `weight_layout` spell out, in bytes, the layout graded against "
+        "where it is not one element of the stated dtype (fp8 MLA, DSA indexers, quantised "
+        "weights)."
     )
     concept_url: str = Field(description="The concept card that teaches this skill.")
     url: str = Field(description="The drill's stable page on the site.")
