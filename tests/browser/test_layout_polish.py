@@ -1,0 +1,100 @@
+"""Layout on a phone and a desktop, light and dark: the whole main navigation, question pages of a
+readable length, a compact empty thread, a dashboard that wraps long track names.
+
+Each test also saves screenshots under test-artifacts/screenshots/ (git-ignored) at 390 and
+1,280 px, light and dark, for a person to look at: a test can measure overlap, not taste.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from app.settings import PROJECT_ROOT
+
+SHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
+PRIMARY = ["Questions", "Curriculum", "Calculator", "Drills"]
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+
+
+@contextmanager
+def tab(browser, live_server, width: int, scheme: str = "light", height: int = 844) -> Iterator:  # type: ignore[no-untyped-def]
+    """A fresh context at one width and colour scheme; fails on any console or page error."""
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": height}, color_scheme=scheme
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"console errors: {errors}"
+
+
+def shoot(page, name: str, full_page: bool = False) -> Path:  # type: ignore[no-untyped-def]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+def flagship_url(page) -> str:  # type: ignore[no-untyped-def]
+    """The question a visitor is sent to first: the home page's "Start with a question"."""
+    page.goto("/")
+    return str(page.get_by_role("link", name="Start with a question").get_attribute("href"))
+
+
+# Item 2: the primary links -------------------------------------------------------------------
+
+
+NAV_PROBLEMS = """
+(nav) => {
+  const problems = [];
+  const outer = nav.getBoundingClientRect();
+  if (nav.scrollWidth > nav.clientWidth + 1) problems.push(`nav scrolls: ${nav.scrollWidth} > ${nav.clientWidth}`);
+  for (const link of nav.querySelectorAll('a')) {
+    const box = link.getBoundingClientRect();
+    if (box.left < -0.5 || box.right > innerWidth + 0.5) problems.push(`${link.textContent} outside the viewport`);
+    if (box.left < outer.left - 0.5 || box.right > outer.right + 0.5) problems.push(`${link.textContent} clipped by the nav`);
+    if (box.height > 48) problems.push(`${link.textContent} wraps`);
+  }
+  if (document.documentElement.scrollWidth > innerWidth) problems.push('the page scrolls sideways');
+  return problems;
+}
+"""
+
+
+@pytest.mark.parametrize("width", [360, 390, 414])
+def test_the_primary_links_are_whole_on_a_phone(browser, live_server, width: int) -> None:  # type: ignore[no-untyped-def]
+    with tab(browser, live_server, width) as page:
+        for path in ("/", "/drills", "/calculator"):
+            page.goto(path)
+            nav = page.locator(".primary-nav")
+            assert nav.locator("a").all_inner_texts() == PRIMARY
+            assert nav.evaluate(NAV_PROBLEMS) == [], (path, width)
+        shoot(page, f"nav-{width}")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_visitor_home_page_promotes_drills(
+    browser, live_server, size: str, scheme: str
+) -> None:  # type: ignore[no-untyped-def]
+    with tab(browser, live_server, SIZES[size]["width"], scheme) as page:
+        page.goto("/")
+        promo = page.locator(".drills-promo")
+        promo.scroll_into_view_if_needed()
+        assert promo.is_visible()
+        link = promo.get_by_role("link", name=re.compile("drill", re.I)).first
+        assert link.get_attribute("href", timeout=2_000).startswith("/drills")
+        shoot(page, f"home-drills-{size}-{scheme}")
+        # Sooner than the question list: a phone visitor who never scrolls 49 rows sees it.
+        browse = page.locator("#browse-heading").bounding_box()
+        assert browse and promo.bounding_box()["y"] < browse["y"]
