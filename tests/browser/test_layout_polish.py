@@ -98,3 +98,40 @@ def test_the_visitor_home_page_promotes_drills(
         # Sooner than the question list: a phone visitor who never scrolls 49 rows sees it.
         browse = page.locator("#browse-heading").bounding_box()
         assert browse and promo.bounding_box()["y"] < browse["y"]
+
+
+# Item 3: a question page of a readable length ------------------------------------------------
+
+PAGE_HEIGHTS = """
+() => ({
+  page: document.documentElement.scrollHeight,
+  answer: document.querySelector('section.answer').getBoundingClientRect().height,
+  concepts: document.querySelector('section.concepts').getBoundingClientRect().height,
+})
+"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_flagship_question_is_short_on_a_phone(browser, live_server, scheme: str) -> None:  # type: ignore[no-untyped-def]
+    """Seven to ten full concept cards were 4,000 px of a 15,000 px page at 390 px. The answer
+    itself is unfolded for visitors (folding it is another change): everything around it must
+    leave room for a page under 9,000 px once it folds."""
+    with tab(browser, live_server, 390, scheme) as page:
+        page.goto(flagship_url(page))
+        heights = page.evaluate(PAGE_HEIGHTS)
+        print(f"flagship at 390 px, {scheme}: {heights}")
+        assert heights["concepts"] < 1_300, heights
+        assert heights["page"] - heights["answer"] < 4_000, heights
+        section = page.locator("section.concepts")
+        section.scroll_into_view_if_needed()
+        section.screenshot(path=str(shoot(page, f"concepts-phone-{scheme}")))
+        hidden = page.locator(".more-concepts .concept-link a").first
+        assert not hidden.is_visible()
+        page.get_by_text(re.compile(r"^Show all \d+ concepts$")).click()
+        assert hidden.is_visible()
+        section.screenshot(path=str(SHOTS / f"concepts-phone-{scheme}-open.png"))
+    with tab(browser, live_server, 1280, scheme, height=900) as page:
+        page.goto(flagship_url(page))
+        page.locator("section.concepts").scroll_into_view_if_needed()
+        shoot(page, f"concepts-desktop-{scheme}")
+        print(f"flagship at 1280 px, {scheme}: {page.evaluate(PAGE_HEIGHTS)}")
