@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.settings import PROJECT_ROOT
+from tests.browser.test_product import sign_in_member
 
 SHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
 PRIMARY = ["Questions", "Curriculum", "Calculator", "Drills"]
@@ -135,3 +136,42 @@ def test_the_flagship_question_is_short_on_a_phone(browser, live_server, scheme:
         page.locator("section.concepts").scroll_into_view_if_needed()
         shoot(page, f"concepts-desktop-{scheme}")
         print(f"flagship at 1280 px, {scheme}: {page.evaluate(PAGE_HEIGHTS)}")
+
+
+# Item 7: an empty thread is one line -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_an_empty_thread_is_one_compact_line(
+    browser, live_server, content_store, size: str, scheme: str
+) -> None:  # type: ignore[no-untyped-def]
+    question = content_store.questions[-1]  # no browser test posts under it
+    width = SIZES[size]["width"]
+    with tab(browser, live_server, width, scheme) as page:
+        page.goto(question.url)
+        section = page.locator("#discussion")
+        section.scroll_into_view_if_needed()
+        height = section.bounding_box()["height"]
+        print(f"empty thread at {width} px: {height:.0f} px")
+        # Was 255 px at 390 and 223 px at 1,280: a heading, a sort switch, a boxed sign-in
+        # line and a "No approaches yet" paragraph.
+        assert height < (150 if size == "phone" else 70), height
+        assert page.locator("#discussion .sort-switch").count() == 0
+        shoot(page, f"thread-empty-{size}-{scheme}")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_member_unfolds_the_composer_of_an_empty_thread(
+    browser, live_server, content_store, scheme: str
+) -> None:  # type: ignore[no-untyped-def]
+    question = content_store.questions[-1]
+    with tab(browser, live_server, 390, scheme) as page:
+        sign_in_member(page)
+        page.goto(question.url)
+        box = page.locator("#composer-body")
+        assert box.count() == 1 and not box.is_visible()  # in the page, folded
+        page.get_by_text("Post the first approach").click()
+        assert box.is_visible()
+        page.locator("#discussion").scroll_into_view_if_needed()
+        shoot(page, f"thread-empty-member-open-{scheme}")
