@@ -175,3 +175,25 @@ def test_a_member_unfolds_the_composer_of_an_empty_thread(
         assert box.is_visible()
         page.locator("#discussion").scroll_into_view_if_needed()
         shoot(page, f"thread-empty-member-open-{scheme}")
+
+
+# Item 8: the dashboard ---------------------------------------------------------------------
+
+TRUNCATED = """
+(links) => links.filter((a) => a.scrollWidth > a.clientWidth + 1 || getComputedStyle(a).textOverflow === 'ellipsis')
+  .map((a) => a.textContent.trim())
+"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_dashboard_wraps_track_names(browser, live_server, size: str, scheme: str) -> None:  # type: ignore[no-untyped-def]
+    with tab(browser, live_server, SIZES[size]["width"], scheme) as page:
+        sign_in_member(page)
+        page.goto("/")
+        names = page.locator(".dash-tracks .track-progress a")
+        assert names.count() > 5
+        assert names.evaluate_all(TRUNCATED) == []
+        shoot(page, f"dashboard-{size}-{scheme}")
+        page.locator(".dash-tracks").scroll_into_view_if_needed()
+        shoot(page, f"dashboard-tracks-{size}-{scheme}")
