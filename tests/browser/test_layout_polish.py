@@ -197,3 +197,29 @@ def test_the_dashboard_wraps_track_names(browser, live_server, size: str, scheme
         shoot(page, f"dashboard-{size}-{scheme}")
         page.locator(".dash-tracks").scroll_into_view_if_needed()
         shoot(page, f"dashboard-tracks-{size}-{scheme}")
+
+
+# Item 9: small glitches ----------------------------------------------------------------------
+
+ACTION_STYLES = """
+(post) => [...post.querySelectorAll(':scope > .post-actions > a.action-link, :scope > .post-actions > details > summary')]
+  .map((el) => [el.textContent.trim(), getComputedStyle(el).textDecorationLine, getComputedStyle(el).color])
+"""
+
+
+def test_edit_reply_and_delete_look_alike(browser, live_server, content_store) -> None:  # type: ignore[no-untyped-def]
+    from tests.browser.test_flows import fill_composer
+
+    question = content_store.questions[-2]
+    with tab(browser, live_server, 1280) as page:
+        sign_in_member(page)
+        page.goto(question.url)
+        fill_composer(page, "Actions should look alike")
+        page.click("button:has-text('Post approach')")
+        post = page.locator("article.post", has_text="Actions should look alike").first
+        post.wait_for()
+        styles = post.evaluate(ACTION_STYLES)
+        assert {name for name, _, _ in styles} >= {"Edit", "Reply", "Delete"}, styles
+        assert len({(line, colour) for _, line, colour in styles}) == 1, styles
+        post.scroll_into_view_if_needed()
+        post.screenshot(path=str(shoot(page, "post-actions")))
