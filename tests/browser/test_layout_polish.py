@@ -80,7 +80,18 @@ def test_the_primary_links_are_whole_on_a_phone(browser, live_server, width: int
             nav = page.locator(".primary-nav")
             assert nav.locator("a").all_inner_texts() == PRIMARY
             assert nav.evaluate(NAV_PROBLEMS) == [], (path, width)
+            header = page.locator(".site-header").bounding_box()
+            assert header and header["height"] <= 100, header  # still two short rows
         shoot(page, f"nav-{width}")
+        # Search sits folded to its magnifier beside the links; focused, it takes a row.
+        search = page.locator("#site-search")
+        assert search.bounding_box()["width"] < 60
+        search.focus()
+        assert search.bounding_box()["width"] > width - 60
+        search.type("kv cache")
+        shoot(page, f"nav-{width}-search")
+        search.press("Enter")
+        page.wait_for_url("**/search?q=kv+cache")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
