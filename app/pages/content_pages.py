@@ -15,6 +15,7 @@ from app.discussion import stats
 from app.discussion.answers import has_opened_answer
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
+from app.drills import SKILLS
 from app.pages.showcase import showcase
 from app.practice import dashboard, progress
 from app.practice.panel import build_panel
@@ -92,6 +93,7 @@ async def home(
         "total": len(content.questions),
         "concept_total": len(content.concepts),
         "showcase": showcase(),
+        "drill_skills": list(SKILLS.values()),
         **browse.list_values(statuses, status, list_url="/"),
     }
 

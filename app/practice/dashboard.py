@@ -2,7 +2,8 @@
 
 "Continue" is the question the member last actually touched (opened its answer, or saved or
 scored an attempt), never one they have not opened: a dashboard that says "continue" about a
-question you never saw reads as a guess.
+question you never saw reads as a guess. A member who has done nothing yet is new, not back:
+they get a welcome and a start card that says what to do first (a question, then a drill).
 """
 
 from __future__ import annotations
@@ -10,12 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.models import Question
 from app.content.store import ContentStore
 from app.db.models.accounts import User
+from app.db.models.drills import DrillAttempt
 from app.discussion.answers import opened_answers
+from app.drills import SKILLS
+from app.drills.model import Skill
 from app.practice import progress
 
 
@@ -61,6 +66,8 @@ def last_touched(
 class Dashboard:
     last: LastTouched | None
     start_with: Question | None  # for a member who has touched nothing yet
+    start_drill: Skill | None  # likewise: the first drill to try
+    new_member: bool  # nothing opened, attempted or drilled yet: "Welcome", not "Welcome back"
     due_count: int
     tracks: list[progress.TrackProgress]
     scored_total: int
@@ -70,9 +77,15 @@ class Dashboard:
 def build(db: Session, user: User, store: ContentStore, statuses: dict[str, set[str]]) -> Dashboard:
     acts = progress.activity(db, user, store)
     last = last_touched(store, acts, opened_answers(db, user))
+    drilled = (
+        db.scalar(select(DrillAttempt.id).where(DrillAttempt.user_id == user.id).limit(1))
+        is not None
+    )
     return Dashboard(
         last=last,
         start_with=None if last else (store.questions[0] if store.questions else None),
+        start_drill=None if last else next(iter(SKILLS.values()), None),
+        new_member=last is None and not drilled and not any(a.attempts for a in acts.values()),
         due_count=sum(1 for flags in statuses.values() if "due" in flags),
         tracks=progress.track_progress(store, acts),
         scored_total=sum(1 for a in acts.values() if a.scored),

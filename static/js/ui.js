@@ -27,7 +27,10 @@
     var ticking = false;
     function update() {
       ticking = false;
-      var line = window.innerHeight * 0.3;
+      // At the foot of a short page the last headings can never scroll up to the 30% line:
+      // there, the top half of the window counts as passed.
+      var atBottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+      var line = window.innerHeight * (atBottom ? 0.5 : 0.3);
       var current = pairs[0];
       pairs.forEach(function (pair) {
         if (pair.heading.getBoundingClientRect().top <= line) current = pair;

@@ -276,7 +276,7 @@ def test_a_pasted_config_takes_a_name_else_its_family(sqlite_client: TestClient)
     config = load_preset_config("qwen3-8b")
     config.pop("_name_or_path", None)
     plain = post(sqlite_client, {"config": config, "context": 4096}).json()
-    assert plain["model"] == "Qwen3 model"
+    assert plain["model"] == "Qwen3 (pasted config)"
     named = post(sqlite_client, {"config": config, "context": 4096, "name": "my-qwen"}).json()
     assert named["model"] == "my-qwen"
     preset = post(sqlite_client, {"model": "qwen3-8b", "name": "renamed"}).json()

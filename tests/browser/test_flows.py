@@ -73,12 +73,20 @@ def test_practice_loop_updates_me(page, content_store: ContentStore) -> None:  #
     assert page.locator("progress[value='1']").count() == 1
 
 
+def fill_composer(page, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Type into the thread's composer; an empty thread folds it behind "Post the first approach"."""
+    fold = page.locator("details.composer-fold:not([open]) > summary")
+    if fold.count():
+        fold.click()
+    page.fill("#composer-body", text)
+
+
 def test_discussion_through_htmx_without_reloads(page, content_store: ContentStore) -> None:  # type: ignore[no-untyped-def]
     question = next(q for q in content_store.questions if q.is_free)
     sign_up(page)
     page.goto(f"{question.url}#discussion")
     mark_page(page)
-    page.fill("#composer-body", "My approach:\n\n```python\nkv = 2 * layers * heads * dim\n```")
+    fill_composer(page, "My approach:\n\n```python\nkv = 2 * layers * heads * dim\n```")
     page.click("button:has-text('Post approach')")
     post = page.locator("article.post").filter(has_text="My approach").first
     post.wait_for()
@@ -105,7 +113,7 @@ def test_voting_and_deleting_through_htmx(
     other = browser.new_context(base_url=live_server.url).new_page()
     sign_up(other)
     other.goto(question.url)
-    other.fill("#composer-body", "Vote for this approach")
+    fill_composer(other, "Vote for this approach")
     other.click("button:has-text('Post approach')")
     other.locator("article.post", has_text="Vote for this approach").wait_for()
     other.context.close()
@@ -116,7 +124,7 @@ def test_voting_and_deleting_through_htmx(
     target = page.locator("article.post", has_text="Vote for this approach").first
     target.locator("button.vote").click()
     target.locator("button.vote[aria-pressed='true']").wait_for()
-    page.fill("#composer-body", "Short-lived post")
+    fill_composer(page, "Short-lived post")
     page.click("button:has-text('Post approach')")
     mine = page.locator("article.post", has_text="Short-lived post").first
     mine.wait_for()
@@ -138,7 +146,7 @@ def test_discussion_works_with_javascript_off(
     page = context.new_page()
     sign_up(page)
     page.goto(question.url)
-    page.fill("#composer-body", "Posted with JavaScript off")
+    fill_composer(page, "Posted with JavaScript off")
     page.click("button:has-text('Post approach')")
     page.wait_for_url(f"**{question.url}*")
     post = page.locator("article.post", has_text="Posted with JavaScript off").first
@@ -160,7 +168,7 @@ def test_discussion_works_with_javascript_off(
     reply.locator("button:has-text('Delete post')").click()
     page.wait_for_load_state()
     assert page.locator("article.reply", has_text="A reply without JavaScript").count() == 0
-    page.fill("#composer-body", "Preview me **bold**")
+    fill_composer(page, "Preview me **bold**")
     page.click("button:has-text('Preview')")
     assert page.locator(".composer-preview strong", has_text="bold").count() == 1
     context.close()
@@ -173,7 +181,7 @@ def test_voting_works_with_javascript_off(
     author = browser.new_context(base_url=live_server.url).new_page()
     sign_up(author)
     author.goto(question.url)
-    author.fill("#composer-body", "Vote for me without JavaScript")
+    fill_composer(author, "Vote for me without JavaScript")
     author.click("button:has-text('Post approach')")
     author.locator("article.post", has_text="Vote for me without JavaScript").wait_for()
     author.context.close()

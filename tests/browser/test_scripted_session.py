@@ -7,6 +7,7 @@ from __future__ import annotations
 from itertools import count
 
 from app.content.store import ContentStore
+from tests.browser.test_flows import fill_composer
 
 _numbers = count(1)
 
@@ -80,7 +81,7 @@ def test_a_scripted_session_is_clean(page, content_store: ContentStore) -> None:
     settle(page)
     page.locator("button.bookmark").first.click()
     settle(page)
-    page.locator("#composer-body").fill("An approach with `code`.")
+    fill_composer(page, "An approach with `code`.")
     page.get_by_role("button", name="Preview").click()
     settle(page)
     page.get_by_role("button", name="Post approach").click()

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 from app.sizing import load_preset_config, parse_config
 from app.sizing.config.names import family_name
 from app.sizing.terminal.cli import main, read_model
+
+VECTORS = Path(__file__).parent / "vectors" / "configs"
 
 
 def _bare(preset: str) -> dict:
@@ -19,11 +22,26 @@ def _bare(preset: str) -> dict:
 
 def test_no_name_in_the_config_gives_the_family_not_the_architecture_class():
     spec = parse_config(_bare("qwen3-30b-a3b"))
-    assert spec.name == "Qwen3 MoE model"
+    assert spec.name == "Qwen3 MoE (pasted config)"
     assert "ForCausalLM" not in spec.name
-    assert parse_config(_bare("deepseek-v3")).name == "DeepSeek-V3 model"
+    assert parse_config(_bare("deepseek-v3")).name == "DeepSeek-V3 (pasted config)"
     # an unknown model_type is refused by the core (coverage.py); its family name is still plain
-    assert family_name("newthing") == "newthing model"
+    assert family_name("newthing") == "newthing"
+
+
+def test_a_family_missing_from_the_table_takes_its_makers_casing_from_the_architecture():
+    """MiniMax-M2 is in no table here: its name comes from `MiniMaxM2ForCausalLM` cut at the
+    word breaks of `minimax_m2`, not "minimax_m2 model"."""
+    with open(VECTORS / "MiniMax-M2.5.json") as handle:
+        config = json.load(handle)
+    assert "_name_or_path" not in config and config["model_type"] == "minimax_m2"
+    assert parse_config(config).name == "MiniMax-M2 (pasted config)"
+    assert family_name("minimax_m2", ["MiniMaxM2ForCausalLM"]) == "MiniMax-M2"
+    assert family_name("mimo_v2_flash", ["MiMoV2FlashForCausalLM"]) == "MiMo-V2-Flash"
+    assert family_name("foo_bar", ["FooBarBazModel"]) == "FooBarBaz"  # no clean cut: the class stem
+    assert family_name("gpt2", ["GPT2LMHeadModel"]) == "GPT-2"  # the table still wins
+    assert family_name("new_thing", []) == "new_thing"
+    assert family_name("", []) == "Custom model"
 
 
 def test_name_or_path_is_used_when_present_and_a_given_name_wins():
@@ -37,8 +55,10 @@ def test_the_cli_never_names_a_model_after_its_folder(tmp_path, capsys):
     folder.mkdir()
     path = folder / "config.json"
     path.write_text(json.dumps(_bare("qwen3-8b")))
-    assert read_model(str(path)).name == "Qwen3 model"
+    assert read_model(str(path)).name == "Qwen3 (pasted config)"
     assert read_model(str(path), name="ours").name == "ours"
-    assert read_model("-", io.StringIO(json.dumps(_bare("qwen3-8b")))).name == "Qwen3 model"
+    assert (
+        read_model("-", io.StringIO(json.dumps(_bare("qwen3-8b")))).name == "Qwen3 (pasted config)"
+    )
     assert main(["size", str(path), "--name", "Tuned Qwen", "--json", "--context", "4096"]) == 0
     assert json.loads(capsys.readouterr().out)["model"] == "Tuned Qwen"

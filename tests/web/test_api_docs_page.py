@@ -16,3 +16,10 @@ def test_api_docs_load_only_local_assets(client: TestClient) -> None:
     assert scripts and all('src="/static/' in attrs and not body.strip() for attrs, body in scripts)
     for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', html):
         assert client.get(asset).status_code == 200, asset
+
+
+def test_api_docs_carry_the_site_header_and_a_way_back(client: TestClient) -> None:
+    html = client.get("/api/docs").text
+    assert '<header class="site-header">' in html and 'class="primary-nav"' in html
+    assert re.search(r'<a [^>]*href="/"[^>]*>\s*← Back to Prefill', html)
+    assert '<main id="main"' in html and 'id="swagger-ui"' in html

@@ -407,7 +407,7 @@ def test_a_pasted_config_can_be_named_and_is_never_called_by_its_class(
     raw.pop("_name_or_path", None)
     plain = config_post(sqlite_client, json.dumps(raw))
     assert plain.status_code == 200
-    assert "Qwen3 model" in plain.text and "Qwen3ForCausalLM on" not in plain.text
+    assert "Qwen3 (pasted config)" in plain.text and "Qwen3ForCausalLM on" not in plain.text
     named = config_post(sqlite_client, json.dumps(raw), name="Our Qwen")
     assert named.status_code == 200 and "Our Qwen" in named.text
     assert 'id="calc-name"' in named.text

@@ -12,6 +12,7 @@ from app.content.store import ContentStore
 from app.db.base import utcnow
 from app.db.models.practice import ReviewCard
 from tests.helpers import signup
+from tests.practice.test_drills_flow import answer as answer_drill
 from tests.practice.test_practice_flow import autosave, reveal, score
 
 
@@ -29,7 +30,7 @@ def test_visitors_get_the_pitch_members_their_dashboard(
     )
     signup(client, name="Grace")
     home = client.get("/").text
-    assert "<h1>Welcome back, Grace</h1>" in home
+    assert "<h1>Welcome to Prefill, Grace</h1>" in home  # not "back": nothing done yet
     assert "Answer like someone who has run the fleet." not in home
     assert "Free with account" not in home  # a member can read every answer: statuses instead
     assert "status-new" in home and 'id="status-filter"' in home
@@ -97,3 +98,29 @@ def test_sign_up_in_the_header_returns_to_this_page(
     assert "evil.example" not in hostile
     done = signup(client, next_path=question.url)
     assert done.headers["location"] == question.url
+
+
+def test_a_new_members_start_card_says_what_to_do_first(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    from app.drills import SKILLS
+
+    signup(client, name="Hedy")
+    start = section(client.get("/").text, "continue-heading")
+    flagship = content_store.questions[0]
+    drill = next(iter(SKILLS.values()))
+    assert f'href="{flagship.url}#practice"' in start and escape(flagship.title) in start
+    assert f'href="/drills/{drill.id}"' in start and escape(drill.title) in start
+    assert "mock" not in start.lower()  # there are no mock interviews yet
+    # Once something is done, it is a return visit.
+    reveal(client, flagship, body="First try")
+    home = client.get("/").text
+    assert "<h1>Welcome back, Hedy</h1>" in home
+    assert 'id="continue-heading">Continue' in home
+
+
+def test_a_drill_answered_makes_it_a_return_visit(client: TestClient) -> None:
+    signup(client, name="Ida")
+    answered = answer_drill(client, 7, "1 KiB")
+    assert answered.status_code in (200, 303), answered.text
+    assert "<h1>Welcome back, Ida</h1>" in client.get("/").text

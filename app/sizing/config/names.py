@@ -1,6 +1,14 @@
-"""Display names for pasted configs: a family name from model_type when the config names nothing."""
+"""Display names for pasted configs: a family name when the config names nothing.
+
+The family comes from the table below when its maker's spelling is known, else from the
+architecture class, which carries the maker's casing (`MiniMaxM2ForCausalLM`), cut at the word
+breaks of model_type (`minimax_m2`) → "MiniMax-M2"; else the model_type as written. No model gets
+a special case: a new family is named well the day its config is pasted.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 # model_type → the family name its makers use. Anything else is shown as written.
 FAMILIES = {
@@ -50,8 +58,40 @@ FAMILIES = {
 }
 
 
-def family_name(model_type: str) -> str:
-    """ "Qwen3 MoE model" for qwen3_moe; the model_type itself when unknown."""
+# What an architecture class adds to the family's name.
+_CLASS_SUFFIXES = ("ForConditionalGeneration", "ForCausalLM", "LMHeadModel", "Model")
+
+
+def family_name(model_type: str, architectures: Sequence[object] = ()) -> str:
+    """ "Qwen3 MoE" for qwen3_moe; "MiniMax-M2" for minimax_m2 with `MiniMaxM2ForCausalLM`; the
+    model_type itself when nothing better is known."""
     if not model_type:
         return "Custom model"
-    return f"{FAMILIES.get(model_type, model_type)} model"
+    if model_type in FAMILIES:
+        return FAMILIES[model_type]
+    for arch in architectures:
+        stem = _class_stem(arch)
+        if stem:
+            return _cut_like(stem, model_type) or stem
+    return model_type
+
+
+def _class_stem(arch: object) -> str | None:
+    if not isinstance(arch, str) or not arch.isidentifier():
+        return None
+    for suffix in _CLASS_SUFFIXES:
+        if arch.endswith(suffix) and len(arch) > len(suffix):
+            return arch[: -len(suffix)][:60]
+    return None
+
+
+def _cut_like(stem: str, model_type: str) -> str | None:
+    """`MiniMaxM2` cut like `minimax_m2` → "MiniMax-M2"; None when the two do not line up."""
+    pieces, at = [], 0
+    for part in filter(None, model_type.split("_")):
+        piece = stem[at : at + len(part)]
+        if piece.lower() != part.lower():
+            return None
+        pieces.append(piece)
+        at += len(part)
+    return "-".join(pieces) if pieces and at == len(stem) else None

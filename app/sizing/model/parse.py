@@ -95,10 +95,16 @@ def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
 
 
 def _default_name(wrapper: dict[str, Any], keys: Keys) -> str:
-    """The config's own `_name_or_path` (its last path part), else a family name from
-    model_type; never an architecture class."""
+    """The config's own `_name_or_path` (its last path part), else its family's name, marked as
+    a pasted config (names.py); never an architecture class as written."""
     for key in ("_name_or_path", "name_or_path"):
         value = wrapper.get(key)
         if isinstance(value, str) and value.strip().strip("/"):
             return value.strip().rstrip("/").split("/")[-1][:100]
-    return family_name(keys.display_type or keys.model_type)
+    family = family_name(keys.display_type or keys.model_type, _architectures(wrapper))
+    return family if family == "Custom model" else f"{family} (pasted config)"
+
+
+def _architectures(wrapper: dict[str, Any]) -> list[object]:
+    archs = wrapper.get("architectures")
+    return list(archs) if isinstance(archs, list) else []
