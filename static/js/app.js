@@ -147,6 +147,11 @@
     if (box) { storeLocal(box.getAttribute("data-autosave-key"), box.value); }
   });
 
+  // /notifications posted "seen" for what it shows (its form, on load): the header's count goes.
+  document.addEventListener("notices-seen", function () {
+    document.querySelectorAll(".replies-link .notify-dot").forEach(function (dot) { dot.remove(); });
+  });
+
   document.addEventListener("htmx:sendError", function () {
     toast("Could not reach Prefill. Check your connection and try again.", true);
   });
