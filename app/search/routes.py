@@ -110,6 +110,49 @@ async def search_page(
     return cached.response(request)
 
 
+TOP_HITS = 6
+
+
+@router.get("/search/top")
+async def search_top(
+    request: Request,
+    db: DbSession,
+    content: Content,
+    templates: Templates,
+    viewer: CurrentViewer,
+    background: BackgroundTasks,
+    q: str = "",
+) -> Response:
+    """The header box's live options (static/js/live-search.js): the top hits as HTML options
+    of a listbox. Same per-client limit as /search (the script waits for a pause in typing),
+    no "did you mean" (the results page has it), cached for visitors like /search."""
+    limited = await run_in_threadpool(throttle, request, db, background, SEARCHES_PER_CLIENT)
+    if limited is not None:
+        return limited
+
+    def render() -> Response:
+        query = parse(q)
+        indexer.ensure_indexed_once(request.app.state)
+        with request.app.state.db.reader() as fresh:
+            found = service.search(fresh, content, viewer, query, Filters(), 1)
+        values = {
+            "q": query.text,
+            "hits": found.results[:TOP_HITS],
+            "total": found.total,
+            "all_url": canonical_url(query.text, Filters(), 1),
+        }
+        headers = {"cache-control": "private, no-cache", "x-robots-tag": "noindex"}
+        return templates.page(request, "partials/search_top.html", values, headers=headers)
+
+    if viewer.user is not None:
+        return await run_in_threadpool(render)
+    key = ("search-top", content.fingerprint, request.url.query)
+    cached: CachedPage = await request.app.state.short_lived.get(
+        key, lambda: _kept(request, render())
+    )
+    return cached.response(request)
+
+
 def _kept(request: Request, response: Response) -> CachedPage:
     page = CachedPage.of(response)
     if accepts_gzip(request):
