@@ -26,10 +26,11 @@ test: deps
 
 deps: $(PY_STAMP) $(VENDOR) $(FONTS)
 
+# -qq: errors only (one -q still prints pip's warnings and setuptools' editable-install banner).
 $(PY_STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
+	$(BIN)/python -m pip install -qq --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install -qq --disable-pip-version-check -c requirements.lock -e '.[dev]'
 	touch $@
 
 $(NODE_STAMP): package.json package-lock.json

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from app.db.migrate import Upgraded
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -61,9 +65,22 @@ def _db_upgrade(args: argparse.Namespace) -> int:
     from app.db.migrate import upgrade
 
     settings = Settings()
-    upgrade(settings.database_url, args.revision)
-    print(f"Database is at {args.revision}: {_redacted(settings.database_url)}")
+    done = upgrade(settings.database_url, args.revision)
+    print(_upgrade_message(settings.database_url, done))
     return 0
+
+
+def _upgrade_message(database_url: str, done: Upgraded) -> str:
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database_url)
+    where = url.database if url.get_backend_name() == "sqlite" else _redacted(database_url)
+    migrations = f"{done.applied} migration{'' if done.applied == 1 else 's'}"
+    if done.created:
+        return f"Created {where} and applied {migrations}: the database is at {done.revision}."
+    if done.applied:
+        return f"Applied {migrations}: {where} is at {done.revision}."
+    return f"{where} is already at {done.revision}: nothing to apply."
 
 
 def _redacted(url: str) -> str:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from typing import Annotated
-from zoneinfo import available_timezones
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from ua_parser import parse as parse_user_agent
 
-from app.accounts import attempts, limits
+from app.accounts import attempts, limits, zones
 from app.accounts import service as accounts
 from app.accounts import sessions as session_store
 from app.accounts.credentials import revoke_signed_credentials
@@ -49,9 +48,8 @@ NOTICES = {
 }
 
 
-@lru_cache(maxsize=1)
 def timezone_choices() -> list[str]:
-    return sorted(tz for tz in available_timezones() if "/" in tz or tz == "UTC")
+    return list(zones.choices())
 
 
 @lru_cache(maxsize=512)

@@ -141,19 +141,22 @@ def signup(
     display_name: OptionalText = "",
     password: OptionalText = "",
     next: OptionalText = "/",
+    time_zone: OptionalText = "",  # the browser's, filled by the page's script (zones.py)
 ) -> Response:
     next_path = safe_next(next)
     verdict = check(request, db, limits.SIGNUP_PER_IP, client_key(request))
     if not verdict.allowed:
         return too_many(request, verdict, "sign-ups from your network")
     try:
-        user = accounts.create_user(db, email=email, display_name=display_name, password=password)
+        user = accounts.create_user(
+            db, email=email, display_name=display_name, password=password, timezone=time_zone
+        )
     except FormError as error:
         if isinstance(error, EmailTaken):
             tell_owner_of_signup_attempt(request, db, error.email)
         values = {
             "next": next_path,
-            "form": {"email": email, "display_name": display_name},
+            "form": {"email": email, "display_name": display_name, "time_zone": time_zone},
             "errors": error.errors,
         }
         return templates.page(request, "accounts/signup.html", values, status_code=422)

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts import sessions as session_store
-from app.accounts import tokens
+from app.accounts import tokens, zones
 from app.accounts.credentials import revoke_signed_credentials
 from app.accounts.lookalikes import lookalike_key
 from app.accounts.passwords import hash_password, needs_rehash, password_problem, verify_password
@@ -104,7 +104,13 @@ def find_by_email(db: Session, email: str) -> User | None:
 
 
 def create_user(
-    db: Session, *, email: str, display_name: str, password: str, role: str = "member"
+    db: Session,
+    *,
+    email: str,
+    display_name: str,
+    password: str,
+    role: str = "member",
+    timezone: str = "UTC",
 ) -> User:
     errors: dict[str, str] = {}
     try:
@@ -134,6 +140,7 @@ def create_user(
         display_name_key=key,
         password_hash=hash_password(password),
         role=role,
+        timezone=zones.from_browser(timezone),
     )
     db.add(user)
     try:

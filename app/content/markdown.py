@@ -243,29 +243,55 @@ def split_sections(md: MarkdownIt, source: str) -> tuple[str, list[Section]]:
 
 
 class _TextExtractor(HTMLParser):
-    """Collects visible text, skipping heading permalinks and footnote back-references."""
+    """Collects visible text, skipping heading permalinks and footnote back-references. Beside
+    all of it (`parts`), it keeps the prose apart from the text of figures (a diagram's labels,
+    caption and description), which search finds but never shows in a snippet."""
 
     SKIP_CLASSES = frozenset({"header-anchor", "footnote-backref"})
+    BREAKS = frozenset({"p", "li", "td", "th", "br", "h2", "h3", "h4", "pre"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self.prose: list[str] = []
+        self.figures: list[str] = []
         self._skip_depth = 0
+        self._open: list[str] = []  # the figure's open elements, outermost first
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = set((dict(attrs).get("class") or "").split())
         if self._skip_depth or classes & self.SKIP_CLASSES:
             self._skip_depth += 1
-        if tag in {"p", "li", "td", "th", "br", "h2", "h3", "h4", "pre"}:
-            self.parts.append(" ")
+        if (tag == "figure" or self._open) and tag not in _VOID:
+            self._open.append(tag)
+        if tag in self.BREAKS or (self._open and tag in {"text", "figcaption", "summary"}):
+            self._add(" ")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.BREAKS:  # a self-closed element holds no text and opens nothing
+            self._add(" ")
 
     def handle_endtag(self, tag: str) -> None:
         if self._skip_depth:
             self._skip_depth -= 1
+        if self._open and tag in self._open:
+            while self._open and self._open.pop() != tag:
+                pass
 
     def handle_data(self, data: str) -> None:
         if not self._skip_depth:
-            self.parts.append(data)
+            self._add(data)
+
+    def _add(self, text: str) -> None:
+        self.parts.append(text)
+        (self.figures if self._open else self.prose).append(text)
+
+
+_VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "source", "col"})
+
+
+def _tidy(parts: list[str]) -> str:
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
 
 
 def html_to_text(html: str) -> str:
@@ -273,7 +299,15 @@ def html_to_text(html: str) -> str:
     parser = _TextExtractor()
     parser.feed(html)
     parser.close()
-    return re.sub(r"\s+", " ", "".join(parser.parts)).strip()
+    return _tidy(parser.parts)
+
+
+def prose_and_figures(html: str) -> tuple[str, str]:
+    """(the prose of rendered HTML, the text of its figures), for search (see _TextExtractor)."""
+    parser = _TextExtractor()
+    parser.feed(html)
+    parser.close()
+    return _tidy(parser.prose), _tidy(parser.figures)
 
 
 def first_paragraph(md: MarkdownIt, source: str) -> str:

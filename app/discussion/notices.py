@@ -1,4 +1,9 @@
-"""Reply notices: the header's unread count, the list, and marking them read."""
+"""Reply notices: the header's unread count, the list, and marking them read.
+
+Opening the list marks what it shows as seen, but not by the GET itself (a GET can come from any
+site's link): the page POSTs its own form on load, naming the newest notice it showed (`upto`),
+so a reply that arrived after the page was drawn stays unread.
+"""
 
 from __future__ import annotations
 
@@ -47,13 +52,15 @@ def recent_notifications(
     return [(row[0], row[1], row[2]) for row in rows]
 
 
-def mark_all_read(db: Session, user: User) -> None:
-    mark_all_read_by_id(db, user.id)
+def mark_all_read(db: Session, user: User, upto: int | None = None) -> None:
+    mark_all_read_by_id(db, user.id, upto)
 
 
-def mark_all_read_by_id(db: Session, user_id: int) -> None:
-    db.execute(
-        update(Notification)
-        .where(Notification.user_id == user_id, Notification.read_at.is_(None))
-        .values(read_at=utcnow())
+def mark_all_read_by_id(db: Session, user_id: int, upto: int | None = None) -> None:
+    """Mark read every unread notice, or only those up to id `upto` (what a page showed)."""
+    statement = update(Notification).where(
+        Notification.user_id == user_id, Notification.read_at.is_(None)
     )
+    if upto is not None:
+        statement = statement.where(Notification.id <= upto)
+    db.execute(statement.values(read_at=utcnow()))

@@ -14,6 +14,7 @@ from app.discussion.render import MAX_LENGTH, render_post
 from app.discussion.service import REPORT_REASONS, DiscussionError
 from app.discussion.subjects import KINDS, post_link, thread_home
 from app.discussion.threads import build_thread
+from app.numbers import OutOfRange, parse_int
 from app.web.deps import MAX_ROW_ID, Content, RowId, Templates
 from app.web.errors import error_response
 from app.web.templating import is_htmx
@@ -330,19 +331,33 @@ def notifications(
     request: Request, db: DbSession, templates: Templates, user: CurrentUser
 ) -> Response:
     """The replies to a member's posts. Reading the page changes nothing (a GET can come from
-    any site's link); "Mark all as read" is a POST."""
+    any site's link); the page's form POSTs "seen" for what it shows (see notices.py)."""
     items = notices.recent_notifications(db, user)
     unread = {n.id for n, _, _ in items if n.read_at is None}
-    response = templates.page(
-        request, "discussion/notifications.html", {"items": items, "unread": unread}
-    )
+    values = {"items": items, "unread": unread, "upto": max(unread, default=0)}
+    response = templates.page(request, "discussion/notifications.html", values)
     response.headers["cache-control"] = "private, no-store"
     return response
 
 
 @router.post("/notifications/read")
-def mark_read(db: DbSession, user: CurrentUser) -> Response:
-    notices.mark_all_read(db, user)
+def mark_read(
+    request: Request, db: DbSession, user: CurrentUser, upto: Annotated[str, Form()] = ""
+) -> Response:
+    """Mark read what the page showed (`upto`: its newest notice) or, without it, everything.
+    The page sends it itself on load (htmx); without JavaScript it is the visible button."""
+    try:
+        newest = parse_int(upto, lo=0, hi=MAX_ROW_ID)
+    except OutOfRange:
+        newest = None
+    if upto and newest is None:
+        raise HTTPException(400, detail="upto must be a notice number.")
+    notices.mark_all_read(db, user, newest)
+    if is_htmx(request):
+        return HTMLResponse(
+            '<p class="muted small" role="status">Marked as read.</p>',
+            headers={"HX-Trigger": "notices-seen"},
+        )
     return RedirectResponse("/notifications", 303)
 
 

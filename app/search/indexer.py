@@ -26,6 +26,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from app.content.markdown import prose_and_figures
 from app.content.store import ContentStore
 from app.db.base import utcnow
 from app.db.models.discussion import Post
@@ -35,9 +36,14 @@ from app.search.highlight import clean
 from app.search.models import CONTENT_KINDS, SearchDocument, SearchIndexState, page_key
 
 # Bump when what a document holds changes, so every database re-indexes on the next start.
-DOCUMENT_FORMAT = "3"
+# 4: snippet columns without figure text; joined compounds in `keywords` (posts too).
+DOCUMENT_FORMAT = "4"
 CONTENT_STATE = "content"
+# Posts are indexed as they are written; a new format re-indexes the ones written before it.
+POST_FORMAT = "2"
+POSTS_STATE = "posts"
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_COMPOUND = re.compile(r"(?<![\w-])[^\W_]+(?:-[^\W_]+)+(?![\w-])")
 
 documents = SearchDocument.__table__
 states = SearchIndexState.__table__
@@ -49,39 +55,67 @@ def content_version(store: ContentStore) -> str:
 
 
 def content_rows(store: ContentStore) -> list[dict[str, Any]]:
-    rows = [
-        _row(
-            "question",
-            q.slug,
-            title=q.title,
-            lede=q.lede_text,
-            # Public text only outside the answer column: the rubric's summary, never its items.
-            body=q.rubric.summary,
-            answer=q.answer_text,
-            # What a visitor reads in the answer's place: searched and ranked for them instead.
-            public_answer=q.answer_text if q.is_free else q.teaser_text,
-            keywords=_keywords(q.title, q.meta.tags),
+    """One row per question and card. Snippet columns hold prose only; a figure's words and the
+    joined spelling of hyphenated compounds go to `keywords` (searched, never shown), and only
+    from public text: `keywords` is public, so a locked answer contributes to neither."""
+    cached = _rows_cache.get(store.fingerprint)
+    if cached is not None:
+        return cached
+    rows = []
+    for q in store.questions:
+        lede, lede_figures = prose_and_figures(q.lede_html)
+        answer, _ = prose_and_figures(q.answer_html)  # a locked answer's figures: not public
+        shown, shown_figures = prose_and_figures(q.answer_html if q.is_free else q.teaser_html)
+        public = [q.title, lede, q.rubric.summary, shown, *q.meta.tags]
+        rows.append(
+            _row(
+                "question",
+                q.slug,
+                title=q.title,
+                lede=lede,
+                # Public text only outside the answer column: the rubric's summary, never its items.
+                body=q.rubric.summary,
+                answer=answer,
+                # What a visitor reads in the answer's place: searched and ranked for them instead.
+                public_answer=shown,
+                keywords=_keywords(q.title, q.meta.tags, public, [lede_figures, shown_figures]),
+            )
         )
-        for q in store.questions
-    ]
-    rows += [
-        _row(
-            "concept",
-            c.slug,
-            title=c.title,
-            lede=c.summary_text,
-            body=c.body_text,
-            keywords=_keywords(c.title, c.meta.tags),
+    for c in store.concepts:
+        summary, summary_figures = prose_and_figures(c.summary_html)
+        body, body_figures = prose_and_figures(c.body_html)
+        public = [c.title, summary, body, *c.meta.tags]
+        rows.append(
+            _row(
+                "concept",
+                c.slug,
+                title=c.title,
+                lede=summary,
+                body=body,
+                keywords=_keywords(c.title, c.meta.tags, public, [summary_figures, body_figures]),
+            )
         )
-        for c in store.concepts
-    ]
+    _rows_cache.clear()  # one content version at a time
+    _rows_cache[store.fingerprint] = rows
     return rows
 
 
-def _keywords(title: str, tags: list[str]) -> str:
-    """Tags, and the title's joined-up names split ("PagedAttention" → "Paged Attention")."""
+_rows_cache: dict[str, list[dict[str, Any]]] = {}
+
+
+def joined_compounds(*texts: str) -> list[str]:
+    """Hyphenated compounds written joined ("all-reduce" → "allreduce"), each once, in order:
+    both engines split a compound into its parts, so without these "allreduce" finds nothing."""
+    found = (m.replace("-", "").lower() for t in texts for m in _COMPOUND.findall(t or ""))
+    return list(dict.fromkeys(found))
+
+
+def _keywords(title: str, tags: list[str], public: list[str], figures: list[str]) -> str:
+    """Tags, the title's joined-up names split ("PagedAttention" → "Paged Attention"), the
+    public text's compounds joined, and its figures' words."""
     split = [_CAMEL.sub(" ", word) for word in title.split() if _CAMEL.search(word)]
-    return " ".join([tag.replace("-", " ") for tag in tags] + split)
+    parts = [tag.replace("-", " ") for tag in tags] + split + joined_compounds(*public)
+    return " ".join(parts + [text for text in figures if text])
 
 
 def _row(kind: str, slug: str, **texts: str) -> dict[str, Any]:
@@ -110,14 +144,17 @@ def ensure_content_indexed(database: Database, store: ContentStore) -> bool:
     version = content_version(store)
     rows = content_rows(store)
     with database.reader() as db, db.begin():
-        if _is_current(db, version, len(rows)) and vocabulary.is_built(db):
+        if _is_current(db, version, len(rows)) and vocabulary.is_built(db) and _posts_current(db):
             return False
     with database.writer() as db, db.begin():
         _lock_state_row(db)
         content_current = _is_current(db, version, len(rows))
         counted = vocabulary.is_built(db)
-        if content_current and counted:
+        posts_current = _posts_current(db)
+        if content_current and counted and posts_current:
             return False  # another process did it while we waited for the lock
+        if not posts_current:
+            _reindex_posts(db)  # through the vocabulary's deltas, like any post write
         if not content_current:
             old = db.execute(
                 delete(documents).where(documents.c.kind.in_(CONTENT_KINDS)).returning(*_PUBLIC)
@@ -137,6 +174,24 @@ def ensure_content_indexed(database: Database, store: ContentStore) -> bool:
         if not counted:
             vocabulary.rebuild(db)  # after the content is written: it counts every document
     return True
+
+
+def _posts_current(db: Session | Connection) -> bool:
+    fingerprint = db.scalar(select(states.c.fingerprint).where(states.c.name == POSTS_STATE))
+    return fingerprint == POST_FORMAT
+
+
+def _reindex_posts(db: Session) -> None:
+    """Rewrite every post's document in the current format (under the state row's lock)."""
+    for post in db.execute(select(posts_table)).all():
+        write_post(db, post)  # type: ignore[arg-type]
+    dialect = postgresql if db.get_bind().dialect.name == "postgresql" else sqlite
+    values = {"fingerprint": POST_FORMAT, "documents": 0, "indexed_at": utcnow()}
+    db.execute(
+        dialect.insert(states)
+        .values(name=POSTS_STATE, **values)
+        .on_conflict_do_update(index_elements=["name"], set_=values)
+    )
 
 
 def _lock_state_row(db: Session) -> None:
@@ -162,7 +217,7 @@ def post_row(post: Any) -> dict[str, Any]:
         "body": clean(post.body_markdown),
         "answer": "",
         "public_answer": "",
-        "keywords": "",
+        "keywords": clean(" ".join(joined_compounds(post.body_markdown))),
     }
 
 

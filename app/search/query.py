@@ -43,6 +43,15 @@ class Clause:
     prefix: bool = False  # the last word is still being typed: match words that start with it
 
 
+def joined(clause: Clause) -> str | None:
+    """A hyphenated compound's words written as one ("all-reduce" → "allreduce"): the indexer
+    indexes compounds that way too, so each spelling finds the other."""
+    if clause.prefix or len(clause.words) < 2 or "-" not in clause.text:
+        return None
+    word = "".join(clause.words)
+    return word if clause.text.lower().replace("-", "") == word else None
+
+
 @dataclass(frozen=True)
 class SearchQuery:
     text: str  # the query as we understood it (cleaned, cut to MAX_QUERY_CHARS)
@@ -107,12 +116,17 @@ def _mark_prefix(clauses: list[Clause], *, raw_ends_in_space: bool, text: str) -
 def _fts5_clause(clause: Clause) -> str:
     # Words are letters and digits only, so quoting cannot be broken out of.
     phrase = '"' + " ".join(clause.words) + '"'
+    one = joined(clause)
+    if one:
+        return f'({phrase} OR "{one}")'
     return phrase + "*" if clause.prefix else phrase
 
 
 def fts5_expression(query: SearchQuery, columns: tuple[str, ...] | None = None) -> str:
     """An FTS5 MATCH expression; `columns` restricts every clause (NOT included) to those."""
-    positive = " ".join(_fts5_clause(c) for c in query.positive)
+    clauses = [_fts5_clause(c) for c in query.positive]
+    # FTS5 ANDs adjacent phrases implicitly, but not a parenthesised OR: then say AND.
+    positive = (" AND " if any(c.startswith("(") for c in clauses) else " ").join(clauses)
     expression = f"({positive})"
     if query.negative:
         expression += " NOT (" + " OR ".join(_fts5_clause(c) for c in query.negative) + ")"
@@ -146,5 +160,9 @@ def pg_tsquery(query: SearchQuery) -> tuple[str, dict[str, str]]:
             if clause.text.lower() != words:
                 params[name + "w"] = f'"{words}"'
                 sql = f"({sql} || websearch_to_tsquery('english', :{name}w))"
+            one = joined(clause)
+            if one:
+                params[name + "j"] = f'"{one}"'
+                sql = f"({sql} || websearch_to_tsquery('english', :{name}j))"
         parts.append(f"(!! {sql})" if clause.negated else sql)
     return "(" + " && ".join(parts) + ")", params

@@ -147,6 +147,32 @@
     if (box) { storeLocal(box.getAttribute("data-autosave-key"), box.value); }
   });
 
+  // The browser's time zone: sent with sign-up (a hidden field), and offered on the account page
+  // when it differs from the saved one and is on the list (the server checks it either way).
+  function browserZone() {
+    try { return Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return ""; }
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var zone = browserZone();
+    if (!zone) return;
+    document.querySelectorAll("input[data-browser-zone]").forEach(function (field) {
+      if (!field.value) field.value = zone;
+    });
+    var offer = document.querySelector("form[data-zone-offer]");
+    var select = document.getElementById("f-timezone");
+    if (!offer || !select || offer.getAttribute("data-current") === zone) return;
+    var listed = Array.prototype.some.call(select.options, function (o) { return o.value === zone; });
+    if (!listed) return;
+    offer.querySelector("input[name=timezone]").value = zone;
+    offer.querySelector("[data-zone-name]").textContent = zone;
+    offer.hidden = false;
+  });
+
+  // /notifications posted "seen" for what it shows (its form, on load): the header's count goes.
+  document.addEventListener("notices-seen", function () {
+    document.querySelectorAll(".replies-link .notify-dot").forEach(function (dot) { dot.remove(); });
+  });
+
   document.addEventListener("htmx:sendError", function () {
     toast("Could not reach Prefill. Check your connection and try again.", true);
   });

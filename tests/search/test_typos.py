@@ -23,7 +23,10 @@ def app_and_client(app_factory, database_url: str):  # type: ignore[no-untyped-d
 
 
 def did_you_mean(html: str) -> str | None:
-    match = re.search(r'class="did-you-mean">Did you mean <a href="([^"]+)">(.*?)</a>', html)
+    match = re.search(
+        r'class="did-you-mean">(?:Did you mean|Showing results for) <a href="([^"]+)">(.*?)</a>',
+        html,
+    )
     return None if match is None else unescape(match.group(1))
 
 
