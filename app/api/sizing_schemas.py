@@ -44,9 +44,8 @@ class SizingRequestBody(BaseModel):
         None,
         min_length=1,
         max_length=100,
-        description="Display name for the model. Null: the preset's name, else the config's "
-        "`_name_or_path`, else its family's name (from `model_type` and `architectures`) "
-        'marked "(pasted config)".',
+        description="Display name. Null: the preset's name, else the config's `_name_or_path`, "
+        'else its family\'s name (from `model_type`, `architectures`) marked "(pasted config)".',
         examples=["my-finetune"],
     )
     gpu: str = Field(

@@ -19,7 +19,8 @@ from app.sizing.memory.capacity import Replica
 
 from . import common as c
 from . import layout
-from .memory import layout_mistakes, sequence_steps
+from .kv_mistakes import layout_mistakes
+from .memory import sequence_steps
 from .model import EXACT_COUNT, Drill, Mistake, band
 from .units import COUNT
 

@@ -10,10 +10,10 @@ from fractions import Fraction
 from random import Random
 
 from app.sizing import ModelSpec, legal_tp_degrees
-from app.sizing.memory.kv import indexer_token_bytes
 
 from . import common as c
 from . import layout
+from .kv_mistakes import layout_mistakes, per_token_mistakes
 from .model import EXACT, Drill, Mistake
 from .units import BYTES
 
@@ -23,136 +23,6 @@ KV_DTYPES = ("bf16", "bf16", "bf16", "fp8")
 _kv_bytes = layout.kv_bytes_of
 _kv_label = layout.kv_label
 layout_inputs = layout.layout_inputs
-
-
-def layout_mistakes(spec: ModelSpec, kv_dtype: str, value) -> list[Mistake]:  # type: ignore[no-untyped-def]
-    """The well-known alternative reading of a DSA model's cache: every latent, RoPE and indexer
-    dim at the KV dtype's width. ``value(spec)`` is the drill's figure for a spec."""
-    att = layout.main_mla(spec)
-    if att is None or not att.indexer_head_dim:
-        return []
-    b = _kv_bytes(kv_dtype)
-    rank, rope, d = att.kv_lora_rank or 0, att.qk_rope_head_dim or 0, att.indexer_head_dim
-    plain = (rank + rope + d) * b
-    actual = layout.attention_token_bytes(att, b)
-    if layout.is_ds_mla(spec, b):
-        return [
-            Mistake(
-                "plain-fp8-elements",
-                "plain 1-byte elements for the fp8_ds_mla cache",
-                f"You counted every dim as 1 B: ({rank} latent + {rope} RoPE + {d} indexer dims) × "
-                f"1 B = {plain:,} B per token per layer. vLLM stores fp8 on DSA models in FlashMLA's "
-                "fp8_ds_mla layout: the latent in fp8 with fp32 scales, the RoPE part kept in "
-                f"bf16 ({layout.mla_token_bytes(att, b):,} B), plus the indexer's fp8 key and "
-                f"fp32 scale ({indexer_token_bytes(att):,} B): {actual:,} B per token per layer.",
-                Fraction(value(c.plain_elements(spec))),
-            )
-        ]
-    return [
-        Mistake(
-            "indexer-at-kv-dtype",
-            f"the DSA indexer sized in {kv_dtype}",
-            f"You sized the indexer key at {b} B per dim ({d * b:,} B per token per layer). The "
-            f"indexer cache is fp8 with one fp32 scale per {layout.INDEXER_QUANT_BLOCK} dims, "
-            f"{indexer_token_bytes(att):,} B per token per layer, whatever the KV dtype.",
-            Fraction(value(c.plain_elements(spec))),
-        )
-    ]
-
-
-def _per_token_mistakes(spec: ModelSpec, kv_dtype: str, expected: int, beyond: bool):  # type: ignore[no-untyped-def]
-    """Mistakes for a per-token figure; ``beyond``: the figure once every window is full."""
-
-    def per_token(s: ModelSpec, dtype: str = kv_dtype) -> int:
-        r = c.sized(s, kv_dtype=dtype, context=1)
-        return r.kv_bytes_per_token_beyond_window if beyond else r.kv_bytes_per_token
-
-    heads = spec.num_attention_heads
-    kv = c.kv_heads(spec)
-    layers = c.kv_layer_count(spec)
-    out: list[Mistake | None] = []
-    if kv is not None and kv < heads:
-        out.append(
-            Mistake(
-                "attention-heads",
-                "attention heads instead of KV heads",
-                f"You used {heads} attention heads; the cache holds {kv} KV heads (GQA: several "
-                "query heads share one K/V head).",
-                Fraction(per_token(c.with_attention_heads_as_kv(spec))),
-            )
-        )
-    if kv is not None:
-        out.append(
-            Mistake(
-                "forgot-k-and-v",
-                "forgetting the ×2 for K and V",
-                "You counted the keys only: every layer caches a key and a value per KV head.",
-                Fraction(per_token(c.without_v(spec))),
-            )
-        )
-    if spec.is_mla:
-        out += [
-            Mistake(
-                "mla-times-two",
-                "×2 for K and V on an MLA latent",
-                "MLA caches one compressed latent (kv_lora_rank + qk_rope_head_dim) per layer: "
-                "there is no separate K and V, so no ×2.",
-                Fraction(per_token(c.mla_doubled(spec))),
-            ),
-            Mistake(
-                "mla-as-mha",
-                "MLA sized as full multi-head K/V",
-                f"You sized K and V for all {heads} heads; MLA caches only the latent, which the "
-                "heads expand at attention time.",
-                Fraction(per_token(c.mla_as_mha(spec))),
-            ),
-            Mistake(
-                "mla-rope-forgotten",
-                "the RoPE key left out of the MLA latent",
-                "The cached latent is kv_lora_rank plus the decoupled RoPE key (qk_rope_head_dim).",
-                Fraction(per_token(c.mla_without_rope(spec))),
-            ),
-        ]
-        if spec.has_sparse_indexer:
-            out.append(
-                Mistake(
-                    "indexer-forgotten",
-                    "the sparse-attention indexer cache left out",
-                    "DeepSeek sparse attention also caches an fp8 indexer key per token per layer "
-                    f"(index_head_dim + its fp32 scales = {layout.indexer_bytes(spec):,} B).",
-                    Fraction(per_token(c.without_indexer(spec))),
-                )
-            )
-    if layers > 1:
-        out.append(
-            Mistake(
-                "one-layer",
-                "one layer instead of all of them",
-                f"That is one layer's bytes; {layers} layers each cache their own.",
-                Fraction(per_token(spec), layers),
-            )
-        )
-    if kv_dtype == "fp8":
-        out.append(
-            Mistake(
-                "bf16-for-fp8-kv",
-                "bf16 assumed for an fp8 cache",
-                layout.fp8_explanation(spec),
-                Fraction(per_token(spec, "bf16")),
-            )
-        )
-    if beyond:
-        out.insert(
-            0,
-            Mistake(
-                "windows-ignored",
-                "windows ignored",
-                "Once the window is full, sliding-window layers stop growing: only the full-"
-                "attention layers add bytes for each further token.",
-                Fraction(c.sized(spec, kv_dtype=kv_dtype, context=1).kv_bytes_per_token),
-            ),
-        )
-    return out
 
 
 def kv_bytes_per_token(rng: Random, seed: int) -> Drill:
@@ -201,7 +71,7 @@ def kv_bytes_per_token(rng: Random, seed: int) -> Drill:
 
     candidates = [
         *layout_mistakes(spec, kv_dtype, figure),
-        *_per_token_mistakes(spec, kv_dtype, expected, beyond),
+        *per_token_mistakes(spec, kv_dtype, expected, beyond),
     ]
     mistakes = c.distinct_mistakes(EXACT, Fraction(expected), candidates)
     return Drill(
