@@ -11,7 +11,7 @@ each swap, and fails on any violation event or console error."""
 from __future__ import annotations
 
 from app.content.store import ContentStore
-from tests.browser.test_flows import sign_up
+from tests.browser.test_flows import fill_composer, sign_up
 
 WATCH = """
 window.__csp = [];
@@ -36,7 +36,7 @@ def test_the_discussion_flow_applies_no_inline_style(page, content_store: Conten
     page.wait_for_selector(".answer-body")
 
     page.evaluate(RESIZE)
-    page.fill("#composer-body", "An approach with a resized box")
+    fill_composer(page, "An approach with a resized box")
     page.click("button:has-text('Post approach')")
     post = page.locator("article.post").filter(has_text="An approach with a resized box").first
     post.wait_for()
