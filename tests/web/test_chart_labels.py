@@ -75,7 +75,7 @@ def test_marker_labels_clear_every_tick_label(sqlite_client: TestClient) -> None
             assert any(b.kind == "wall-label" for b in markers)
             where = (setup, classes)
             for label in markers:
-                assert 0 <= label.left and label.right <= width and 0 <= label.top, (where, label)
+                assert label.left >= 0 and label.right <= width and label.top >= 0, (where, label)
                 for tick in ticks:
                     assert not label.overlaps(tick), (where, label.text, tick.text)
             walls, ridges = (
@@ -90,7 +90,7 @@ def test_marker_labels_clear_every_tick_label(sqlite_client: TestClient) -> None
 @pytest.mark.parametrize("setup", SETUPS[::4], ids=lambda s: "-".join(s.values()))
 def test_a_log_axis_never_reads_zero(sqlite_client: TestClient, setup) -> None:  # type: ignore[no-untyped-def]
     for classes, _, _, svg in charts(sqlite_client, setup):
-        labels = [b.text for b in boxes(svg) if b.kind == "tick"]
+        labels = [b.text for b in boxes(svg) if b.kind.split()[0] == "tick"]
         if "time-curve" in classes:
             continue  # linear y axes from 0; the log x axis starts at 1
         assert "1" in labels and "0" not in labels, (classes, labels)
