@@ -68,6 +68,7 @@ def shared_values() -> dict[str, Any]:
     """What every calculator template needs besides the result; nothing request-specific."""
     gpus = [(g.id, f"{g.id} · {fmt.size(g.memory_bytes)}") for g in GPUS.values()]
     return {
+        "typing": "",  # see typing_in
         "fmt": fmt,
         "presets": sorted(list_presets(), key=lambda p: (p.family, p.params_total)),
         "options": {
@@ -105,6 +106,18 @@ def is_live_update(request: Request) -> bool:
     return is_htmx(request) and request.headers.get(LIVE_HEADER) == "1"
 
 
+TYPING_HEADER = "x-calc-typing"  # set by calculator.js: the field whose keystrokes sent it
+
+
+def typing_in(request: Request) -> str:
+    """The field being typed in, on a live update sent by a keystroke ("" after a blur, a
+    change or a submit). The model box's hint stays quiet while it is typed in: "llam" is not
+    yet a mistake; it is marked invalid when the person leaves the box or submits."""
+    if not is_live_update(request):
+        return ""
+    return request.headers.get(TYPING_HEADER, "")[:40]
+
+
 NOT_SIZED = object()  # render_calculator sizes the form itself
 
 
@@ -126,6 +139,7 @@ def render_calculator(
         "is_fragment": is_htmx(request),
         "page_title": page_title(view),
         "live_hint": live_hint,
+        "typing": typing_in(request),
     }
     headers = {}
     if form.source == "config" and is_htmx(request):
@@ -147,7 +161,7 @@ async def calculator(request: Request, templates: Templates) -> Response:
     form = read_form(request.query_params)
     return await conditional_async(
         request,
-        ["calculator", is_live_update(request)],
+        ["calculator", is_live_update(request), typing_in(request)],
         lambda: render_calculator(request, templates, form),
     )
 
@@ -195,11 +209,12 @@ async def compare(request: Request, templates: Templates) -> Response:
         "form_b": form_b,
         "compare": result,
         "is_fragment": is_htmx(request),
+        "typing": typing_in(request),
     }
     live_hint = not result.ok and is_live_update(request)
     return await conditional_async(
         request,
-        ["compare", live_hint],
+        ["compare", live_hint, typing_in(request)],
         lambda: templates.page(
             request,
             "calculator_compare.html",

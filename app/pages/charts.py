@@ -185,8 +185,9 @@ def concurrency_chart(
     def sx(n: float) -> float:
         return round(x0 + (math.log2(n) - lo) / ((hi - lo) or 1) * (x1 - x0), 1)
 
-    # The axis starts just below 1 so that one sequence sits visibly above "none fit" (0): at
-    # least a label's height (16 units) below, or the "0" and "1" labels overprint.
+    # The axis starts just below 1 so that one sequence sits visibly above the floor where none
+    # fits: at least a label's height (16 units) below, or the "none" and "1" labels overprint.
+    # The floor reads "none", not "0": a log axis has no 0, and "0" under "1" read as if it had.
     floor = -max(0.3, 16 * decades / ((y1 - y0) - 16))
 
     def sy(n: float) -> float:

@@ -66,8 +66,10 @@ class CurveChart:
     tpot_ticks: list[Tick] = field(default_factory=list)
     wall_x: float | None = None
     wall_label: str = ""
+    wall_label_at: tuple[float, str] = (0.0, "middle")  # x and text-anchor, above the plot
     ridge_x: float | None = None
     ridge_label: str = ""
+    ridge_label_at: tuple[float, str] = (0.0, "end")  # x and text-anchor, along the x axis
     current: CurvePoint | None = None
 
     @property
@@ -119,8 +121,10 @@ def curve_chart(
         Tick(sy(tpot_top * i / 4, tpot_top), _short(tpot_top * i / 4)) for i in range(5)
     ]
     chart.wall_x, chart.wall_label = sx(wall), f"KV pool full: {wall:,}"
+    chart.wall_label_at = _centred_within(chart.wall_x, chart.wall_label, x0, x1)
     if ridge <= 2**hi:
         chart.ridge_x, chart.ridge_label = sx(ridge), f"ridge ≈ {ridge:,}"
+        chart.ridge_label_at = _beside_within(chart.ridge_x, chart.ridge_label, x0, x1)
     chart.current = next((p for p in points if p.batch == batch), None)
     return chart
 
@@ -129,6 +133,32 @@ def curve_charts(
     rows: list[dict[str, float]], batch: int, wall: int, ridge: int
 ) -> list[CurveChart]:
     return [curve_chart(rows, batch, wall, ridge, frame) for frame in (WIDE, NARROW)]
+
+
+# Marker labels stay between the plot's left and right edges: the tick labels of both y axes sit
+# outside them, so a label kept inside can never overprint one (on a phone the left ticks once
+# ran into "KV pool full: 21" drawn leftwards from a wall near the axis).
+LABEL_CHAR = 7  # SVG units per character at the 12-unit font, a little over the real width
+
+
+def _centred_within(x: float, text: str, lo: float, hi: float) -> tuple[float, str]:
+    """Centred on ``x`` (the wall, above the plot), moved in from an edge it would cross."""
+    half = LABEL_CHAR * len(text) / 2
+    if x - half < lo:
+        return lo, "start"
+    if x + half > hi:
+        return hi, "end"
+    return x, "middle"
+
+
+def _beside_within(x: float, text: str, lo: float, hi: float) -> tuple[float, str]:
+    """Left of the line ``x`` if it fits there, else right of it, else against the far edge."""
+    width = LABEL_CHAR * len(text)
+    if x - 4 - width >= lo:
+        return x - 4, "end"
+    if x + 4 + width <= hi:
+        return x + 4, "start"
+    return (hi, "end") if hi - x > x - lo else (lo, "start")
 
 
 def _nice(value: float) -> float:

@@ -25,6 +25,11 @@
     var trigger = event.detail.triggeringEvent;
     if (!form.matches || !form.matches(".calc-form, .compare-form, .embed-form")) return;
     if (trigger && trigger.type !== "submit") event.detail.headers["X-Calc-Live"] = "1";
+    // A keystroke names its field, so the model box is not marked invalid while typed in; its
+    // change event on blur (or a submit) sends no name, and then it is.
+    if (trigger && trigger.type === "input" && trigger.target && trigger.target.name) {
+      event.detail.headers["X-Calc-Typing"] = trigger.target.name;
+    }
   });
 
   // A pasted config.json is never part of a URL; keep it in this tab so a reload keeps it.

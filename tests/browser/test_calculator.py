@@ -4,6 +4,7 @@ serious or critical accessibility problem in light or dark."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from urllib.parse import urlencode
 
@@ -16,6 +17,7 @@ from tests.helpers import CALCULATOR_SETUP as SETUP
 
 AXE = PROJECT_ROOT / "node_modules" / "axe-core" / "axe.min.js"
 STAT = ".calc-results .stat-{} .stat-value"
+PENDING = re.compile(r"\bfield-pending\b")
 
 
 def sequences(**changes: object) -> str:
@@ -77,6 +79,25 @@ def test_inline_error_keeps_the_input_and_clears_when_fixed(page) -> None:  # ty
     expect(page.locator("#calc-tp-error")).to_have_text("")
     expect(page.locator(STAT.format("max_concurrency"))).to_have_text(sequences(tp=2))
     # No console error at all: a failed request would have logged one.
+
+
+def test_the_model_box_is_marked_invalid_on_leaving_not_while_typing(page) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    page.goto("/calculator?" + urlencode(SETUP))
+    box, slot = page.locator("#calc-model"), page.locator("#calc-model-error")
+    calm = box.evaluate("e => getComputedStyle(e).borderTopColor")
+    box.fill("")
+    box.press_sequentially("llam", delay=30)
+    expect(slot).to_contain_text("No preset called")  # the live hint came back
+    expect(slot).to_have_class(PENDING)
+    assert box.evaluate("e => getComputedStyle(e).borderTopColor") == calm  # no red border
+    page.locator("#calc-gpus").focus()  # leaving the box: its change event validates
+    expect(slot).not_to_have_class(PENDING)
+    expect(slot).to_contain_text("No preset called")
+    red = box.evaluate("e => getComputedStyle(e).borderTopColor")
+    assert red != calm
+    assert red == slot.evaluate("e => getComputedStyle(e).color")  # the error colour
 
 
 def test_a_pasted_config_is_sized(page) -> None:  # type: ignore[no-untyped-def]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from html import unescape
 from urllib.parse import urlencode
 
 import pytest
 from starlette.testclient import TestClient
 
+from app.settings import PROJECT_ROOT
 from app.sizing import SizingError, find_preset_id, load_preset, suggest_presets
 from tests.helpers import CALCULATOR_SETUP as SETUP
 
@@ -88,3 +90,30 @@ def test_the_core_error_still_names_the_field() -> None:
     with pytest.raises(SizingError) as caught:
         load_preset("no-such-model")
     assert caught.value.field == "model"
+
+
+TYPING_MODEL = {**LIVE, "X-Calc-Typing": "model"}
+MODEL_SLOT = re.compile(r'<p class="([^"]*)" id="calc-model-error"[^>]*>([^<]*)')
+
+
+def test_the_model_field_is_not_marked_invalid_while_typing(sqlite_client: TestClient) -> None:
+    """Keystrokes in the model box get a quiet hint; leaving the box (a change) or submitting
+    marks it invalid. The red border is CSS on a non-empty error slot, so the slot says which."""
+    typing = sqlite_client.get(url(model="llam"), headers=TYPING_MODEL)
+    assert typing.status_code == 200 and 'aria-invalid="true"' not in typing.text
+    classes, message = MODEL_SLOT.search(unescape(typing.text)).groups()
+    assert "field-pending" in classes.split() and "No preset called “llam”" in message
+    elsewhere = sqlite_client.get(url(model="llam"), headers={**LIVE, "X-Calc-Typing": "context"})
+    left = sqlite_client.get(url(model="llam"), headers=LIVE)  # the change event on blur
+    submitted = sqlite_client.get(url(model="llam"), headers=HTMX)
+    assert submitted.status_code == 422
+    for response in (elsewhere, left, submitted):
+        classes, message = MODEL_SLOT.search(unescape(response.text)).groups()
+        assert "field-pending" not in classes.split() and "No preset called" in message
+    page = sqlite_client.get(url(model="llam"))
+    assert re.search(r'<input id="calc-model"[^>]*aria-invalid="true"', page.text)
+    # The error colours skip a pending slot: no red border, no red text while typing.
+    css = (PROJECT_ROOT / "static" / "css" / "calculator.css").read_text()
+    red = [line for line in css.splitlines() if ":has(.field-error" in line]
+    assert red and all(":not(.field-pending)" in line for line in red), red
+    assert re.search(r"\.field-pending\s*\{[^}]*color:\s*var\(--muted\)", css)

@@ -17,7 +17,7 @@ def test_the_zero_and_one_labels_never_overprint() -> None:
     chart = concurrency_chart(samples(200_000, [2**k for k in range(8, 18)]), 32768, 8, WIDE)
     _, _, _, y1 = chart.plot
     one = next(t for t in chart.y_ticks if t.label == "1")
-    assert y1 - one.pos >= 16  # a label's height between "1" and the "0" at the axis
+    assert y1 - one.pos >= 16  # a label's height between "1" and "none" at the axis
 
 
 def test_x_labels_reach_the_end_of_the_data() -> None:
