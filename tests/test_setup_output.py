@@ -60,4 +60,4 @@ def test_an_existing_database_says_how_many_migrations_it_applied(
 
 def test_the_readme_says_how_long_the_suite_takes() -> None:
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    assert "about 8 minutes on a 2-core machine" in readme
+    assert re.search(r"takes about \d+ minutes on a 2-core machine", readme)
