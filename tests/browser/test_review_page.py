@@ -11,6 +11,7 @@ from sqlalchemy import update
 
 from app.content.store import ContentStore
 from app.db.base import utcnow
+from app.db.models.drills import DrillReviewCard
 from app.db.models.practice import ReviewCard
 from app.drills import generate
 from tests.browser.test_flows import sign_up
@@ -57,6 +58,9 @@ def test_drill_and_question_cards_are_padded_alike(
             "answer": "1 B",
         },
     )
+    # The missed skill comes back in ten minutes: tomorrow, for a run just before midnight.
+    with live_server.app.state.db.writer() as db, db.begin():
+        db.execute(update(DrillReviewCard).values(due=utcnow() - timedelta(hours=1)))
     page.goto("/me/review")
     drill = page.locator(".drill-reviews > li.panel").evaluate_all(SPACING)
     questions = page.locator("ol.review-list > li.panel").evaluate_all(SPACING)
