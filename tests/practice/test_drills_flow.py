@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from starlette.testclient import TestClient
 
+from app.db.base import utcnow
 from app.db.models.drills import DrillAttempt, DrillReviewCard
 from app.drills import generate
 from tests.helpers import PASSWORD, csrf_token, post_form, signup
@@ -119,6 +121,13 @@ def test_member_accuracy_streak_and_review_queue(client: TestClient, app) -> Non
     me = client.get("/me").text
     assert "KV bytes per token" in me and "50%" in me
     assert "Weak skills" in me
+    # The miss comes back in ten minutes: tomorrow, for a run just before midnight.
+    with app.state.db.writer() as db, db.begin():
+        db.execute(
+            update(DrillReviewCard)
+            .where(DrillReviewCard.skill == SKILL)
+            .values(due=utcnow() - timedelta(hours=1))
+        )
     review = client.get("/me/review").text
     assert "Drills due" in review and f'href="/drills/{SKILL}"' in review
     # A correct answer on another skill: not weak, not due today.
