@@ -19,6 +19,8 @@ from app.accounts.service import EmailTaken, FormError
 from app.db.session import DbSession
 from app.discussion import answers
 from app.outbox import enqueue_mail
+from app.practice import carry
+from app.practice.service import ATTEMPT_MAX
 from app.ratelimit import Limit, RateLimiter, Verdict
 from app.web.client_address import client_key, parse_address
 from app.web.cookies import DEVICE, SESSION, cookie_policy
@@ -127,8 +129,38 @@ def signup_form(
 ) -> Response:
     if viewer.signed_in:
         return RedirectResponse(safe_next(next), 303)
+    return templates.page(request, "accounts/signup.html", _signup_values(request, safe_next(next)))
+
+
+def _signup_values(request: Request, next_path: str, draft: str = "", **extra: object) -> dict:
+    """The sign-up (or sign-in) form's values, with the attempt it carries into the account
+    and the question that attempt is for (app/practice/carry.py)."""
+    question = carry.question_for(request.app.state.content.store, next_path)
+    values: dict[str, object] = {"next": next_path, "form": {}, "errors": {}}
+    values.update(draft=draft if question else "", draft_question=question)
+    values.update(extra)
+    return values
+
+
+@router.post("/signup/with-attempt")
+def signup_with_attempt(
+    request: Request,
+    templates: Templates,
+    viewer: CurrentViewer,
+    next: OptionalText = "/",
+    draft: OptionalText = "",
+) -> Response:
+    """The sign-up form, carrying the attempt a visitor wrote on a question page ("Reveal the
+    answer" on an account-only answer, "Sign up to score it" on a free one). It renders a page
+    and stores nothing, so it needs no CSRF token (a visitor's question page carries none);
+    the sign-up it leads to is checked as ever."""
+    next_path = safe_next(next)
+    if viewer.signed_in:
+        return RedirectResponse(next_path, 303)
+    if len(draft) > ATTEMPT_MAX:
+        draft = ""  # over the limit: it stays in the browser, and the page says nothing of it
     return templates.page(
-        request, "accounts/signup.html", {"next": safe_next(next), "form": {}, "errors": {}}
+        request, "accounts/signup.html", _signup_values(request, next_path, draft)
     )
 
 
@@ -142,6 +174,7 @@ def signup(
     password: OptionalText = "",
     next: OptionalText = "/",
     time_zone: OptionalText = "",  # the browser's, filled by the page's script (zones.py)
+    draft: OptionalText = "",  # a visitor's attempt, carried into the account (carry.py)
 ) -> Response:
     next_path = safe_next(next)
     verdict = check(request, db, limits.SIGNUP_PER_IP, client_key(request))
@@ -154,14 +187,17 @@ def signup(
     except FormError as error:
         if isinstance(error, EmailTaken):
             tell_owner_of_signup_attempt(request, db, error.email)
-        values = {
-            "next": next_path,
-            "form": {"email": email, "display_name": display_name, "time_zone": time_zone},
-            "errors": error.errors,
-        }
+        values = _signup_values(
+            request,
+            next_path,
+            draft,
+            form={"email": email, "display_name": display_name, "time_zone": time_zone},
+            errors=error.errors,
+        )
         return templates.page(request, "accounts/signup.html", values, status_code=422)
     response = RedirectResponse(next_path, 303)
     sign_in(request, response, db, user, next_path)
+    carry.adopt(db, request.app.state.content.store, user, next_path, draft)
     send_verification(request, db, user)
     return response
 
@@ -183,7 +219,7 @@ def login_form(
 ) -> Response:
     if viewer.signed_in and not notice:
         return RedirectResponse(safe_next(next), 303)
-    values = {"next": safe_next(next), "form": {}, "errors": {}, "notice": NOTICES.get(notice)}
+    values = _signup_values(request, safe_next(next), notice=NOTICES.get(notice))
     return templates.page(request, "accounts/login.html", values)
 
 
@@ -195,6 +231,7 @@ def login(
     email: OptionalText = "",
     password: OptionalText = "",
     next: OptionalText = "/",
+    draft: OptionalText = "",  # a visitor's attempt, carried into the account (carry.py)
 ) -> Response:
     next_path = safe_next(next)
     account = account_subject(email)
@@ -231,16 +268,19 @@ def login(
         return too_many(request, verdict, "sign-in attempts from your network")
     user = accounts.authenticate(db, email, password)
     if user is None:  # a failure: the attempt stays counted
-        values = {
-            "next": next_path,
-            "form": {"email": email},
-            "errors": {"form": "That e-mail and password do not match an account."},
-            "notice": None,
-        }
+        values = _signup_values(
+            request,
+            next_path,
+            draft,
+            form={"email": email},
+            errors={"form": "That e-mail and password do not match an account."},
+            notice=None,
+        )
         return templates.page(request, "accounts/login.html", values, status_code=422)
     attempt.refund()
     response = RedirectResponse(next_path, 303)
     sign_in(request, response, db, user, next_path)
+    carry.adopt(db, request.app.state.content.store, user, next_path, draft)
     return response
 
 

@@ -194,7 +194,7 @@ def describe(check: NumberCheck) -> str:
         return f"“{check.text}” is right for {label}."
     if check.mistake is not None:
         return (
-            f"Wrong for {label}: “{check.text}” is the number a classic mistake gives, "
+            f"Wrong for {label}: “{check.text}” matches a classic mistake, "
             f"{check.mistake.name}. {check.mistake.explanation} "
             f"The figure is {show_figure(check.figure)}."
         )

@@ -101,7 +101,11 @@ def _read(number: str, rest: str) -> tuple[str, Fraction, Fraction, str | None, 
     if (match := _COUNT.match(rest)) and (match.group("gap") or match.group("mult")):
         scale = _SCALE.get((match.group("mult") or "").lower(), "")
         one = parse_count(f"1 {scale}".strip())
-        return COUNT, parse_count(f"{number} {scale}".strip()), one, None, match.end()
+        value = parse_count(f"{number} {scale}".strip())
+        word = match.group("word")
+        if value != 1 and word[-1] not in "sS" and not word[0].isdigit() and word.isalpha():
+            return None  # "a 32K session", "a 128K token context": a length, not a count
+        return COUNT, value, one, None, match.end()
     return None
 
 
