@@ -8,9 +8,9 @@ changes nothing, so, like the sizing API, it takes no CSRF token.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Response
+from fastapi import APIRouter, BackgroundTasks, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.accounts.access import can_read_answer
@@ -18,9 +18,11 @@ from app.accounts.deps import CurrentViewer
 from app.attempt_checks import READS_NUMBERS_ONLY, NumberCheck, check_numbers, describe, show_figure
 from app.attempt_checks.check import show_value
 from app.content.practice import KeyFigure
+from app.db.session import DbSession
 from app.practice.service import ATTEMPT_MAX
 from app.web.body_limit import KIB, capped_body_route
 from app.web.deps import Content
+from app.web.throttle import PRACTICE_PER_CLIENT, throttle
 
 # 20,000 characters of text, each up to six bytes once JSON-escaped (\uXXXX), and the envelope.
 router = APIRouter(prefix="/api/v1", tags=["content"], route_class=capped_body_route(128 * KIB))
@@ -117,12 +119,20 @@ def _number(number: NumberCheck) -> dict[str, object]:
         },
         404: {"description": "No question with that slug."},
         413: {"description": "The body is over 128 KiB."},
+        429: {"description": "Over the per-client limit (120 a minute)."},
         422: {"description": "No `text`, or more than 20,000 characters."},
     },
 )
 def check_attempt(
-    slug: str, body: CheckRequest, content: Content, viewer: CurrentViewer, response: Response
-) -> dict[str, object]:
+    slug: str,
+    body: CheckRequest,
+    request: Request,
+    db: DbSession,
+    background: BackgroundTasks,
+    content: Content,
+    viewer: CurrentViewer,
+    response: Response,
+) -> Any:
     """Check the numbers of an attempt at one question: each number-with-unit is read with the
     drills' unit parser, matched to a key figure of the same kind by its correct value or by one
     of its classic-mistake values (an exact mistake match wins over a merely nearer correct
@@ -135,6 +145,9 @@ def check_attempt(
         raise HTTPException(
             401, detail="This question's answer is for signed-in readers, and so are its figures."
         )
+    limited = throttle(request, db, background, PRACTICE_PER_CLIENT)
+    if limited is not None:
+        return limited
     response.headers["cache-control"] = "private, no-store"
     figures = question.practice.checks or []
     report = check_numbers(body.text, figures)

@@ -74,7 +74,9 @@ def _candidates(model: str, request: SizingRequest, field: str) -> tuple[Mistake
         if field != "tpot_ms" or same_step:
             out += decode_mistakes(spec, r, as_rate=field == "tokens_per_s")
     value = getattr(r, field, None)
-    if isinstance(value, int) and "bytes" in field and value > 0:
+    # Any size of a MiB or more may be written in the wrong unit (the drills name it on sequences
+    # and weights); below that the slip is not GB for GiB.
+    if isinstance(value, int) and "bytes" in field and value >= 1 << 20:
         named = {m.id for m in out if m is not None}
         out += [m for m in c.gb_gib_mistakes(value, "the figure") if m.id not in named]
     return tuple(out)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.access import can_read_answer
@@ -33,6 +33,7 @@ from app.web.caching import conditional_async
 from app.web.cookies import cookie_policy
 from app.web.deps import Content, Templates, base_url
 from app.web.templating import is_htmx
+from app.web.throttle import PRACTICE_PER_CLIENT, throttle
 
 router = APIRouter(include_in_schema=False)
 Text = Annotated[str, Form()]
@@ -180,6 +181,7 @@ def visitor_try(
     content: Content,
     templates: Templates,
     viewer: CurrentViewer,
+    background: BackgroundTasks,
     body: Text = "",
     action: Text = "",
     hints: Text = "0",
@@ -195,6 +197,9 @@ def visitor_try(
         # Hints and the answer follow the answer's rule: an account first (the box's own
         # buttons lead to sign-up; this is for a form sent some other way).
         return RedirectResponse(f"/signup?next={question.url}%23practice", 303)
+    limited = throttle(request, db, background, PRACTICE_PER_CLIENT)
+    if limited is not None:
+        return limited
     body = body.replace("\r\n", "\n")
     if len(body) > ATTEMPT_MAX:
         raise HTTPException(

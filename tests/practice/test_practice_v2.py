@@ -366,3 +366,22 @@ def test_sign_in_carries_the_attempt_when_there_is_none(app, client: TestClient,
     (attempt,) = attempts_of(app, email)
     assert attempt.body == "written while signed out" and attempt.revealed_at is None
     assert login  # the helper signs in without a draft; this test posts the form itself
+
+
+def test_a_visitors_box_and_the_check_api_are_limited_per_client(
+    app_factory, database_url: str, flagship, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from app.api import checks
+    from app.pages import question_page
+    from app.ratelimit import Limit
+
+    tight = Limit("practice", max_hits=2, window_seconds=60)
+    monkeypatch.setattr(question_page, "PRACTICE_PER_CLIENT", tight)
+    monkeypatch.setattr(checks, "PRACTICE_PER_CLIENT", tight)
+    with TestClient(app_factory(database_url, rate_limits=True)) as client:
+        statuses = [
+            visitor_try(client, flagship, body="x", action="hint").status_code for _ in range(3)
+        ]
+        assert statuses == [200, 200, 429]
+        api = client.post(f"/api/v1/questions/{flagship.slug}/check", json={"text": "1 GiB"})
+        assert api.status_code == 429 and "retry-after" in api.headers
