@@ -168,7 +168,7 @@ def test_the_visitors_attempt_is_in_the_new_account_after_sign_up(
     page = context_for(1280)
     page.goto(question.url)
     page.fill("#attempt-body", ATTEMPT)  # kept in this browser (localStorage)
-    page.click("#attempt-form button[type=submit]:has-text('Reveal the answer')")
+    page.click("#attempt-form button[type=submit]:has-text('Sign up to reveal the answer')")
     page.wait_for_selector("[data-carry-note]")
     assert page.locator("[data-carry-note]").is_visible()
     number = next(_numbers)
@@ -205,3 +205,26 @@ def sign_up(page, fill_only: bool = False) -> None:  # type: ignore[no-untyped-d
     page.fill("#f-password", PASSWORD)
     page.click("button[type=submit]:has-text('Create account')")
     page.wait_for_load_state()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_box_is_axe_clean_for_visitors_and_members(
+    context_for, content_store: ContentStore, scheme: str
+) -> None:  # type: ignore[no-untyped-def]
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed (run make)")
+    locked = content_store.question_by_slug[LOCKED]
+    page = context_for(390, scheme)
+    page.goto(locked.url)  # a visitor on an account-only answer: box, teaser, sign-up
+    assert serious_violations(page) == []
+    page.goto(FLAGSHIP)
+    page.click("form[action='/practice/answer-first'] button")  # just read: unfolded, examples
+    page.wait_for_selector(".answer-body")
+    assert serious_violations(page) == []
+    member = context_for(1280, scheme)
+    sign_up(member)
+    member.goto(FLAGSHIP)
+    member.click("#hint-button")
+    member.wait_for_selector("#hints .hint")
+    assert serious_violations(member) == []
+    assert page.errors == [] and member.errors == []  # type: ignore[attr-defined]

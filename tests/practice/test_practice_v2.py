@@ -163,7 +163,7 @@ def test_nothing_of_an_account_only_answer_reaches_a_visitor(client: TestClient,
     secrets += [text_of(f.answer_html)[:60] for f in practice.follow_ups]
     assert len(secrets) > 10
     page = client.get(locked.url).text
-    assert 'class="answer-locked"' in page and "Reveal the answer" in page
+    assert 'class="answer-locked"' in page and "Sign up to reveal the answer" in page
     assert 'href="/signup?next=' in page  # hints, like the answer, need an account
     for secret in secrets:
         assert secret not in text_of(page), secret
