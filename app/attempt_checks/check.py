@@ -17,12 +17,15 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from app.content.collector import ContentError
 from app.content.figures import request_from_args
+from app.content.models import Question
 from app.content.practice import KeyFigure
 from app.drills.figure_mistakes import mistakes_for
 from app.drills.grading import CLOSE, CORRECT, WRONG, grade_against
 from app.drills.model import EXACT, EXACT_COUNT, Mistake, Tolerance
 from app.drills.units import BYTES, COUNT, RATE, SECONDS, parse_bytes
+from app.sizing import SizingError
 from app.sizing.units import fmt_bytes
 
 from .scan import FoundNumber, find_numbers
@@ -203,3 +206,22 @@ def describe(check: NumberCheck) -> str:
             f"“{check.text}” is close for {label}: the exact figure is {show_figure(check.figure)}."
         )
     return f"“{check.text}” does not match {label}, which is {show_figure(check.figure)}."
+
+
+def key_figure_problems(questions: list[Question]) -> list[ContentError]:
+    """Each key figure's classic mistakes, asked of the drills once: a setup the mistake
+    machinery cannot size is a content error for `prefill content check`, not a failing page."""
+    problems = []
+    for question in questions:
+        for figure in question.practice.checks or []:
+            try:
+                figure_mistakes(figure)
+            except (SizingError, ValueError, ArithmeticError) as error:
+                problems.append(
+                    ContentError(
+                        str(question.path),
+                        f"its classic mistakes cannot be sized: {error}",
+                        f"checks.{figure.id}",
+                    )
+                )
+    return problems

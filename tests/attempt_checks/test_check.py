@@ -156,3 +156,27 @@ def written(value: Fraction, figure: KeyFigure) -> str:
     if figure.dimension == COUNT:
         return f"{round(value):,} sessions"
     return f"{float(value):,.0f} tokens/s"
+
+
+def test_every_key_figures_mistakes_can_be_sized(content_store: ContentStore) -> None:
+    """What `prefill content check` runs: no key figure of the content breaks the page."""
+    from app.attempt_checks.check import key_figure_problems
+
+    assert key_figure_problems(content_store.questions) == []
+    broken = KeyFigure(
+        "broken",
+        "A setup no mistake can size",
+        BYTES,
+        None,
+        Fraction(1),
+        None,
+        None,
+        {"model": "llama-3.1-70b", "field": "kv_bytes_per_token", "tp": "3"},
+    )
+    question = content_store.question_by_slug[FLAGSHIP]
+    question.practice.checks.append(broken)
+    try:
+        (problem,) = key_figure_problems([question])
+    finally:
+        question.practice.checks.pop()
+    assert problem.field == "checks.broken" and "cannot be sized" in problem.message
