@@ -20,7 +20,6 @@ from app.db.session import DbSession
 from app.discussion import answers
 from app.outbox import enqueue_mail
 from app.practice import carry
-from app.practice.service import ATTEMPT_MAX
 from app.ratelimit import Limit, RateLimiter, Verdict
 from app.web.client_address import client_key, parse_address
 from app.web.cookies import DEVICE, SESSION, cookie_policy
@@ -129,38 +128,10 @@ def signup_form(
 ) -> Response:
     if viewer.signed_in:
         return RedirectResponse(safe_next(next), 303)
-    return templates.page(request, "accounts/signup.html", _signup_values(request, safe_next(next)))
-
-
-def _signup_values(request: Request, next_path: str, draft: str = "", **extra: object) -> dict:
-    """The sign-up (or sign-in) form's values, with the attempt it carries into the account
-    and the question that attempt is for (app/practice/carry.py)."""
-    question = carry.question_for(request.app.state.content.store, next_path)
-    values: dict[str, object] = {"next": next_path, "form": {}, "errors": {}}
-    values.update(draft=draft if question else "", draft_question=question)
-    values.update(extra)
-    return values
-
-
-@router.post("/signup/with-attempt")
-def signup_with_attempt(
-    request: Request,
-    templates: Templates,
-    viewer: CurrentViewer,
-    next: OptionalText = "/",
-    draft: OptionalText = "",
-) -> Response:
-    """The sign-up form, carrying the attempt a visitor wrote on a question page ("Reveal the
-    answer" on an account-only answer, "Sign up to score it" on a free one). It renders a page
-    and stores nothing, so it needs no CSRF token (a visitor's question page carries none);
-    the sign-up it leads to is checked as ever."""
-    next_path = safe_next(next)
-    if viewer.signed_in:
-        return RedirectResponse(next_path, 303)
-    if len(draft) > ATTEMPT_MAX:
-        draft = ""  # over the limit: it stays in the browser, and the page says nothing of it
     return templates.page(
-        request, "accounts/signup.html", _signup_values(request, next_path, draft)
+        request,
+        "accounts/signup.html",
+        carry.form_values(request.app.state.content.store, safe_next(next)),
     )
 
 
@@ -187,8 +158,8 @@ def signup(
     except FormError as error:
         if isinstance(error, EmailTaken):
             tell_owner_of_signup_attempt(request, db, error.email)
-        values = _signup_values(
-            request,
+        values = carry.form_values(
+            request.app.state.content.store,
             next_path,
             draft,
             form={"email": email, "display_name": display_name, "time_zone": time_zone},
@@ -219,7 +190,9 @@ def login_form(
 ) -> Response:
     if viewer.signed_in and not notice:
         return RedirectResponse(safe_next(next), 303)
-    values = _signup_values(request, safe_next(next), notice=NOTICES.get(notice))
+    values = carry.form_values(
+        request.app.state.content.store, safe_next(next), notice=NOTICES.get(notice)
+    )
     return templates.page(request, "accounts/login.html", values)
 
 
@@ -268,8 +241,8 @@ def login(
         return too_many(request, verdict, "sign-in attempts from your network")
     user = accounts.authenticate(db, email, password)
     if user is None:  # a failure: the attempt stays counted
-        values = _signup_values(
-            request,
+        values = carry.form_values(
+            request.app.state.content.store,
             next_path,
             draft,
             form={"email": email},

@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 from app.content.models import Question
 from app.content.store import ContentStore
 from app.db.models.accounts import User
-from app.practice import service
+from app.db.models.practice import Attempt
+from app.practice.service import ATTEMPT_MAX, open_draft, reveal, save_draft
 
 
 def question_for(content: ContentStore, next_path: str) -> Question | None:
@@ -32,6 +33,25 @@ def wants_answer(next_path: str) -> bool:
     return parse_qs(urlsplit(next_path).query).get("open") == ["answer"]
 
 
+def adopt_visitor_draft(
+    db: Session, user: User, slugs: tuple[str, ...], body: str, *, reveal_it: bool
+) -> Attempt | None:
+    """The attempt a visitor wrote before signing up (or in), saved into the account in the
+    same request, so it is there on the next page without a click. An account that already
+    has an attempt in progress with text keeps it (the page still offers the browser's copy).
+    A draft too long or empty is left in the browser."""
+    body = (body or "").replace("\r\n", "\n")
+    if not body.strip() or len(body) > ATTEMPT_MAX:
+        return None
+    existing = open_draft(db, user, slugs)
+    if existing is not None and existing.body.strip():
+        return None
+    draft = save_draft(db, user, slugs, body)
+    if reveal_it:
+        reveal(db, user, slugs)
+    return draft
+
+
 def adopt(db: Session, content: ContentStore, user: User, next_path: str, draft: str) -> bool:
     """Save the carried attempt as the member's attempt at the question `next_path` returns to.
     True when it was saved."""
@@ -39,5 +59,15 @@ def adopt(db: Session, content: ContentStore, user: User, next_path: str, draft:
     if question is None or not draft.strip():
         return False
     slugs = content.slugs_of("question", question.slug)
-    saved = service.adopt_visitor_draft(db, user, slugs, draft, reveal_it=wants_answer(next_path))
+    saved = adopt_visitor_draft(db, user, slugs, draft, reveal_it=wants_answer(next_path))
     return saved is not None
+
+
+def form_values(content: ContentStore, next_path: str, draft: str = "", **extra: object) -> dict:
+    """The sign-up (or sign-in) form's values, with the attempt it carries into the account and
+    the question that attempt is for."""
+    question = question_for(content, next_path)
+    values: dict[str, object] = {"next": next_path, "form": {}, "errors": {}}
+    values.update(draft=draft if question else "", draft_question=question)
+    values.update(extra)
+    return values

@@ -15,7 +15,7 @@ from app.dates import human_date
 from app.db.session import DbSession
 from app.discussion import answers
 from app.numbers import OutOfRange, parse_int
-from app.practice import service
+from app.practice import carry, hints, service
 from app.practice.service import PracticeError
 from app.practice.view import HintsBox
 from app.web.cookies import ANSWER_FIRST, cookie_policy
@@ -117,7 +117,7 @@ def hint(
     try:
         if body is not None and body.strip():
             service.save_draft(db, user, slugs, body)
-        shown = service.use_hint(db, user, slugs, available)
+        shown = hints.use_hint(db, user, slugs, available)
     except PracticeError as error:
         return _failed(request, error)
     if is_htmx(request):
@@ -286,3 +286,25 @@ def member_answer_first(
     service.set_answer_first(db, user, bool(on))
     path = _question_path(content, next)
     return RedirectResponse(f"{path}#answer-heading" if on else f"{path}#practice", 303)
+
+
+@router.post("/signup/with-attempt")
+def signup_with_attempt(
+    request: Request,
+    content: Content,
+    templates: Templates,
+    viewer: CurrentViewer,
+    next: Text = "/",
+    draft: Text = "",
+) -> Response:
+    """The sign-up form, carrying the attempt a visitor wrote on a question page ("Reveal the
+    answer" on an account-only answer, "Sign up to score it" on a free one). It renders a page
+    and stores nothing, so it needs no CSRF token (a visitor's question page carries none); the
+    sign-up it leads to checks its token as ever, and saves the attempt (app/practice/carry.py)."""
+    next_path = safe_next(next)
+    if viewer.signed_in:
+        return RedirectResponse(next_path, 303)
+    if len(draft) > service.ATTEMPT_MAX:
+        draft = ""  # over the limit: it stays in the browser, and the page says nothing of it
+    values = carry.form_values(content, next_path, draft)
+    return templates.page(request, "accounts/signup.html", values)

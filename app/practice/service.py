@@ -251,56 +251,6 @@ def score(
     return draft
 
 
-def use_hint(db: Session, user: User, slugs: tuple[str, ...], available: int) -> int:
-    """Reveal the next hint for the attempt in progress (starting one if none is open) and
-    return how many are now shown. Hints come before the answer: once it is revealed they are
-    closed (409). One UPDATE adds the hint, so two tabs at once reveal two hints, never one
-    counted twice or lost."""
-    if available < 1:
-        raise PracticeError("This question has no hints.", status=404)
-    draft = open_draft(db, user, slugs)
-    if draft is None:
-        start_new(db, user, slugs)
-        draft = open_draft(db, user, slugs)
-        assert draft is not None
-    if draft.revealed_at is not None:
-        raise PracticeError(
-            "The answer is open for this attempt already: hints come before it.", status=409
-        )
-    db.execute(
-        update(Attempt)
-        .where(
-            Attempt.id == draft.id,
-            Attempt.revealed_at.is_(None),
-            Attempt.hints_used < available,
-        )
-        .values(hints_used=Attempt.hints_used + 1, updated_at=utcnow())
-        .execution_options(synchronize_session=False)
-    )
-    db.refresh(draft)
-    record_active_day(db, user)
-    return draft.hints_used
-
-
-def adopt_visitor_draft(
-    db: Session, user: User, slugs: tuple[str, ...], body: str, *, reveal_it: bool
-) -> Attempt | None:
-    """The attempt a visitor wrote before signing up (or in), saved into the account in the
-    same request, so it is there on the next page without a click. An account that already
-    has an attempt in progress with text keeps it (the page still offers the browser's copy).
-    A draft too long or empty is left in the browser."""
-    body = (body or "").replace("\r\n", "\n")
-    if not body.strip() or len(body) > ATTEMPT_MAX:
-        return None
-    existing = open_draft(db, user, slugs)
-    if existing is not None and existing.body.strip():
-        return None
-    draft = save_draft(db, user, slugs, body)
-    if reveal_it:
-        reveal(db, user, slugs)
-    return draft
-
-
 def set_answer_first(db: Session, user: User, on: bool) -> None:
     """Keep "Just read the answer" as a preference: question pages open unfolded."""
     user.answer_first = on
