@@ -95,8 +95,13 @@ def _content_check(args: argparse.Namespace) -> int:
 
     settings = Settings()
     root = args.path or settings.content_dir
+    from app.attempt_checks.check import key_figure_problems
+
     try:
         store = load_site_content(root)
+        problems = key_figure_problems(store.questions)
+        if problems:
+            raise ContentInvalid(problems)
     except ContentInvalid as error:
         print(error, file=sys.stderr)
         return 1

@@ -17,7 +17,7 @@ from app.settings import PROJECT_ROOT
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base utilities", ("app/__init__.py", "app/settings.py", "app/dates.py", "app/numbers.py")),
     ("sizing", ("app/sizing/",)),
-    ("drills and content", ("app/drills/", "app/content/")),
+    ("drills and content", ("app/drills/", "app/content/", "app/attempt_checks/")),
     ("db", ("app/db/",)),
     ("plumbing", ("app/web/", "app/ratelimit.py")),
     ("features", ("app/accounts/", "app/discussion/", "app/practice/", "app/search/",

@@ -19,6 +19,7 @@ from app.accounts.service import EmailTaken, FormError
 from app.db.session import DbSession
 from app.discussion import answers
 from app.outbox import enqueue_mail
+from app.practice import carry
 from app.ratelimit import Limit, RateLimiter, Verdict
 from app.web.client_address import client_key, parse_address
 from app.web.cookies import DEVICE, SESSION, cookie_policy
@@ -128,7 +129,9 @@ def signup_form(
     if viewer.signed_in:
         return RedirectResponse(safe_next(next), 303)
     return templates.page(
-        request, "accounts/signup.html", {"next": safe_next(next), "form": {}, "errors": {}}
+        request,
+        "accounts/signup.html",
+        carry.form_values(request.app.state.content.store, safe_next(next)),
     )
 
 
@@ -142,6 +145,7 @@ def signup(
     password: OptionalText = "",
     next: OptionalText = "/",
     time_zone: OptionalText = "",  # the browser's, filled by the page's script (zones.py)
+    draft: OptionalText = "",  # a visitor's attempt, carried into the account (carry.py)
 ) -> Response:
     next_path = safe_next(next)
     verdict = check(request, db, limits.SIGNUP_PER_IP, client_key(request))
@@ -154,14 +158,17 @@ def signup(
     except FormError as error:
         if isinstance(error, EmailTaken):
             tell_owner_of_signup_attempt(request, db, error.email)
-        values = {
-            "next": next_path,
-            "form": {"email": email, "display_name": display_name, "time_zone": time_zone},
-            "errors": error.errors,
-        }
+        values = carry.form_values(
+            request.app.state.content.store,
+            next_path,
+            draft,
+            form={"email": email, "display_name": display_name, "time_zone": time_zone},
+            errors=error.errors,
+        )
         return templates.page(request, "accounts/signup.html", values, status_code=422)
     response = RedirectResponse(next_path, 303)
     sign_in(request, response, db, user, next_path)
+    carry.adopt(db, request.app.state.content.store, user, next_path, draft)
     send_verification(request, db, user)
     return response
 
@@ -183,7 +190,9 @@ def login_form(
 ) -> Response:
     if viewer.signed_in and not notice:
         return RedirectResponse(safe_next(next), 303)
-    values = {"next": safe_next(next), "form": {}, "errors": {}, "notice": NOTICES.get(notice)}
+    values = carry.form_values(
+        request.app.state.content.store, safe_next(next), notice=NOTICES.get(notice)
+    )
     return templates.page(request, "accounts/login.html", values)
 
 
@@ -195,6 +204,7 @@ def login(
     email: OptionalText = "",
     password: OptionalText = "",
     next: OptionalText = "/",
+    draft: OptionalText = "",  # a visitor's attempt, carried into the account (carry.py)
 ) -> Response:
     next_path = safe_next(next)
     account = account_subject(email)
@@ -231,16 +241,19 @@ def login(
         return too_many(request, verdict, "sign-in attempts from your network")
     user = accounts.authenticate(db, email, password)
     if user is None:  # a failure: the attempt stays counted
-        values = {
-            "next": next_path,
-            "form": {"email": email},
-            "errors": {"form": "That e-mail and password do not match an account."},
-            "notice": None,
-        }
+        values = carry.form_values(
+            request.app.state.content.store,
+            next_path,
+            draft,
+            form={"email": email},
+            errors={"form": "That e-mail and password do not match an account."},
+            notice=None,
+        )
         return templates.page(request, "accounts/login.html", values, status_code=422)
     attempt.refund()
     response = RedirectResponse(next_path, 303)
     sign_in(request, response, db, user, next_path)
+    carry.adopt(db, request.app.state.content.store, user, next_path, draft)
     return response
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from app.accounts.access import can_read_answer
 from app.accounts.deps import CurrentViewer
+from app.api.checks import KeyFigureOut, key_figure
 from app.content.models import Concept, Question
 from app.content.schema import BAND_LEVELS
 from app.db.session import DbSession
@@ -59,6 +60,18 @@ class RubricOut(BaseModel):
     )
 
 
+class PracticeOut(BaseModel):
+    hints_html: list[str] = Field(description="Hints toward the method, in order (HTML).")
+    checks: list[KeyFigureOut] | None = Field(
+        description="The key figures `POST /api/v1/questions/{slug}/check` grades an attempt "
+        "against; `[]` when the question has no figure to check, null until it has been written."
+    )
+    checks_note: str | None = Field(description="Why `checks` is empty, when it is.")
+    examples_html: dict[Literal["mid", "senior", "staff"], str] = Field(
+        description="What an answer sounds like at band 2 (mid), 3 (senior) and 4 (staff)."
+    )
+
+
 class QuestionDetail(QuestionSummary):
     locked: bool = Field(
         description="True when the caller may not read the answer; `answer_html` is then null "
@@ -69,6 +82,10 @@ class QuestionDetail(QuestionSummary):
     concepts: list[str] = Field(description="Concept card slugs, most relevant first.")
     rubric: RubricOut
     sources_html: str
+    practice: PracticeOut | None = Field(
+        description="Hints, key figures and example answers: facts from the answer, so null "
+        "exactly when `locked` is true."
+    )
 
 
 class ConceptSummary(BaseModel):
@@ -146,6 +163,17 @@ def get_question(
         "concepts": [c.slug for c in question.concepts],
         "rubric": _rubric(question, viewer, db, content),
         "sources_html": question.sources_html,
+        "practice": _practice(question) if readable else None,
+    }
+
+
+def _practice(question: Question) -> dict[str, object]:
+    practice = question.practice
+    return {
+        "hints_html": list(practice.hints_html),
+        "checks": None if practice.checks is None else [key_figure(f) for f in practice.checks],
+        "checks_note": practice.checks_note or None,
+        "examples_html": dict(practice.examples_html),
     }
 
 

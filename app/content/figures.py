@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 from typing import Any
@@ -217,10 +218,23 @@ def _figure_html(value: float | int | None, text: str, title: str) -> str:
     )
 
 
-def _size_figure(args: dict[str, str]) -> str:
+@dataclass(frozen=True)
+class SizeValue:
+    """What a `size` figure's arguments compute to, before formatting."""
+
+    value: float | int | None
+    field: str
+    estimate: bool  # a field of the time object (an engine-profile estimate)
+    title: str
+
+
+def size_value(args: dict[str, str]) -> SizeValue:
+    """The number a `{{ size ... }}` figure (or a practice check's `size:`) stands for."""
     if "model" not in args:
         raise DirectiveError("a size figure needs model=<preset id>")
-    field, unit, digits, suffix = _format_args(args)
+    if "field" not in args:
+        raise DirectiveError("a figure needs field=...")
+    field = args["field"]
     request = request_from_args(args)
     try:
         record = _sized(args["model"].lower(), request)
@@ -228,7 +242,8 @@ def _size_figure(args: dict[str, str]) -> str:
         raise DirectiveError(str(error)) from None
     value = round_down(_lookup(record, field, f"the sizing of {args['model']}"), args)
     title = f"Computed by Prefill's sizing core from the {args['model']} config: {field}"
-    if field not in record:  # a time figure: an estimate, and the profile says whose
+    estimate = field not in record
+    if estimate:  # a time figure: an estimate, and the profile says whose
         profile = record["time"]["profile"]
         title = (
             f"Estimated by Prefill's sizing core ({profile} profile) from the {args['model']} "
@@ -239,7 +254,15 @@ def _size_figure(args: dict[str, str]) -> str:
         if value is None or not 1 <= times <= 1 << 40:
             raise DirectiveError("times=N needs a number to multiply and 1 ≤ N ≤ 2^40")
         value, title = value * times, f"{title} × {times:,}"
-    return _figure_html(value, format_value(value, unit, digits, suffix), title)
+    return SizeValue(value, field, estimate, title)
+
+
+def _size_figure(args: dict[str, str]) -> str:
+    if "model" not in args:
+        raise DirectiveError("a size figure needs model=<preset id>")
+    _field, unit, digits, suffix = _format_args(args)
+    sized = size_value(args)
+    return _figure_html(sized.value, format_value(sized.value, unit, digits, suffix), sized.title)
 
 
 def _gpu_figure(args: dict[str, str]) -> str:

@@ -29,6 +29,7 @@ from app.content.markdown import (
 )
 from app.content.models import Concept, Question, Track
 from app.content.page_renderer import PageRenderer
+from app.content.practice import load_practice
 from app.content.render_cache import YAML_CODEC, RenderCache
 from app.content.schema import ConceptMeta, QuestionMeta, TracksFile
 from app.content.store import ContentStore
@@ -159,6 +160,10 @@ def _load_question(
     lede_html = renderer.render(path, meta.lede, collector, "lede")
     if not sources.source.strip():
         collector.add(path, "list at least one source", "Sources")
+    answer_text = renderer.text(answer_html)
+    practice = load_practice(
+        meta, path, renderer, collector, answer_html=answer_html, answer_text=answer_text
+    )
     return Question(
         path=path,
         track=track,
@@ -167,9 +172,10 @@ def _load_question(
         answer_html=answer_html,
         teaser_html=teaser_html,
         sources_html=renderer.render(path, sources.source, collector, "Sources"),
-        answer_text=renderer.text(answer_html),
+        answer_text=answer_text,
         lede_text=renderer.text(lede_html),
         teaser_text=renderer.text(teaser_html),
+        practice=practice,
     )
 
 

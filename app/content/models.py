@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.content.practice import Practice
 from app.content.schema import LEVEL_LABELS, ConceptMeta, QuestionMeta, Rubric, TrackMeta
 
 
@@ -57,6 +58,8 @@ class Question(_Page):
     # Filled by the store once every page is loaded.
     concepts: list[Concept] = field(default_factory=list)
     concept_scores: dict[str, float] = field(default_factory=dict)
+    # Hints, key figures, example answers, follow-ups (app/content/practice.py).
+    practice: Practice = field(default_factory=Practice)
 
     @property
     def slug(self) -> str:

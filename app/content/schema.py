@@ -7,15 +7,16 @@ from datetime import date
 from typing import Annotated, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     StringConstraints,
     field_validator,
     model_validator,
 )
 
-Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=80)]
+from app.content.practice_schema import PracticeFields
+from app.content.schema_types import Slug, Strict
+
+__all__ = ["Slug", "Strict"]  # re-exported: the building blocks live in schema_types
 Level = Literal["foundational", "intermediate", "advanced"]
 Access = Literal["free", "account"]
 LEVEL_ORDER: dict[str, int] = {"foundational": 0, "intermediate": 1, "advanced": 2}
@@ -25,10 +26,6 @@ LEVEL_LABELS: dict[str, str] = {
     "advanced": "Advanced",
 }
 _MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
 
 
 class TrackMeta(Strict):
@@ -124,7 +121,7 @@ class _Page(Strict):
         return _parse_updated(value)
 
 
-class QuestionMeta(_Page):
+class QuestionMeta(_Page, PracticeFields):
     lede: str = Field(min_length=1, max_length=1200)
     access: Access
     order: int = Field(100, ge=0, le=10_000)

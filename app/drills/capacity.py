@@ -151,17 +151,11 @@ def _from_budget(spec, req: SizingRequest, r: SizingResult, budget: int) -> Sizi
     return c.size(spec, replace(req, kv_budget_bytes=budget, reserve_bytes=None))
 
 
-def kv_capacity(rng: Random, seed: int) -> Drill:
-    model, gpu, tp, gpus, kv_dtype = _setup(rng, replicas=False)
-    spec = c.spec_of(model)
-    req = SizingRequest(gpu=gpu.id, gpus=gpus, tp=tp, kv_dtype=kv_dtype, context=1)
-    r = c.size(spec, req)
-    if not r.fits or not r.kv_capacity_tokens:
-        raise c.IllPosed("the weights leave no room for KV")
-    expected = r.kv_capacity_tokens
-    name = c.preset_names()[model]
-    inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype)}
-    inputs.pop("max_position_embeddings", None)
+def capacity_mistakes(  # type: ignore[no-untyped-def]
+    spec, req: SizingRequest, r: SizingResult, gpu: GPU
+) -> list[Mistake | None]:
+    """Mistakes for the KV capacity in tokens of one replica (``r`` sizes ``req``)."""
+    tp = r.tp
 
     def tokens(res: SizingResult) -> int:
         return res.kv_capacity_tokens or 0
@@ -188,54 +182,14 @@ def kv_capacity(rng: Random, seed: int) -> Drill:
                 Fraction(r.kv_budget_bytes_per_gpu // -(-whole // tp)),
             )
         )
-    steps = _budget_steps(r, gpu)
-    lines = c.cache_lines(spec, layout.kv_bytes_of(kv_dtype), tp)
-    steps += [line.text for line in lines]
-    summed, text = c.layer_sum(lines, "KV per token per GPU")
-    steps.append(text + (f" (the whole model: {whole:,} B per token)" if per_gpu != whole else ""))
-    if summed != per_gpu:
-        raise AssertionError(f"worked solution {summed} != core {per_gpu}")
-    steps.append(
-        f"Tokens: ⌊{r.kv_budget_bytes_per_gpu:,} B budget per GPU / {per_gpu:,} B per token⌋ = "
-        f"{expected:,} tokens per replica."
-    )
-    prompt = (
-        f"{name} is served with TP={tp} on {gpu.id} GPUs, KV cache in "
-        f"{layout.kv_label(spec, kv_dtype, widths=False)}. How many tokens "
-        "of KV cache does one replica hold?"
-    )
-    return Drill(
-        skill="kv-capacity",
-        seed=seed,
-        prompt=prompt,
-        unit="tokens",
-        dimension=COUNT,
-        per=None,
-        inputs=inputs,
-        given=[("model", name), *c.shown(inputs)],
-        expected=Fraction(expected),
-        mistakes=c.distinct_mistakes(CAPACITY_TOLERANCE, Fraction(expected), candidates),
-        solution=steps,
-        concept="inference-memory-budget",
-        model=model,
-        advanced_given=layout.layout_inputs(spec, kv_dtype)[1],
-    )
+    return candidates
 
 
-def max_concurrency(rng: Random, seed: int) -> Drill:
-    model, gpu, tp, gpus, kv_dtype = _setup(rng, replicas=True)
-    spec = c.spec_of(model)
-    top = spec.context_limit or 0
-    context = c.pick(rng, [n for n in c.CONTEXTS if 4096 <= n <= top])
-    req = SizingRequest(gpu=gpu.id, gpus=gpus, tp=tp, kv_dtype=kv_dtype, context=context)
-    r = c.size(spec, req)
-    if not r.fits or not 1 <= r.max_concurrency <= 100_000:
-        raise c.IllPosed("no whole sequence fits, or an unbounded count")
-    expected = r.max_concurrency
-    name = c.preset_names()[model]
-    inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype), "context": context}
-    if r.state_bytes_per_sequence:
-        inputs["state_bytes_per_sequence"] = r.state_bytes_per_sequence
+def concurrency_mistakes(  # type: ignore[no-untyped-def]
+    spec, req: SizingRequest, r: SizingResult, gpu: GPU
+) -> list[Mistake | None]:
+    """Mistakes for the concurrent sequences at ``req.context`` across the replicas."""
+    tp, context = r.tp, req.context
 
     def sessions(res: SizingResult) -> int:
         return res.max_concurrency
@@ -296,6 +250,93 @@ def max_concurrency(rng: Random, seed: int) -> Drill:
                 Fraction(sessions(c.size(c.without_v(spec), req))),
             )
         )
+    return candidates
+
+
+def budget_mistakes(  # type: ignore[no-untyped-def]
+    spec, req: SizingRequest, r: SizingResult, gpu: GPU, field: str
+) -> list[Mistake | None]:
+    """Mistakes for a per-GPU memory figure of the result (``kv_budget_bytes_per_gpu``,
+    ``usable_bytes_per_gpu``): the capacity drills' budget mistakes, and the unit read wrong."""
+
+    def figure(res: SizingResult) -> int:
+        return int(getattr(res, field))
+
+    return [
+        *_common_mistakes(spec, req, r, gpu, figure),
+        *c.gb_gib_mistakes(figure(r), "the figure"),
+    ]
+
+
+def kv_capacity(rng: Random, seed: int) -> Drill:
+    model, gpu, tp, gpus, kv_dtype = _setup(rng, replicas=False)
+    spec = c.spec_of(model)
+    req = SizingRequest(gpu=gpu.id, gpus=gpus, tp=tp, kv_dtype=kv_dtype, context=1)
+    r = c.size(spec, req)
+    if not r.fits or not r.kv_capacity_tokens:
+        raise c.IllPosed("the weights leave no room for KV")
+    expected = r.kv_capacity_tokens
+    name = c.preset_names()[model]
+    inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype)}
+    inputs.pop("max_position_embeddings", None)
+
+    candidates = capacity_mistakes(spec, req, r, gpu)
+    whole, per_gpu = r.kv_bytes_per_token, r.kv_bytes_per_token_per_gpu
+    steps = _budget_steps(r, gpu)
+    lines = c.cache_lines(spec, layout.kv_bytes_of(kv_dtype), tp)
+    steps += [line.text for line in lines]
+    summed, text = c.layer_sum(lines, "KV per token per GPU")
+    steps.append(text + (f" (the whole model: {whole:,} B per token)" if per_gpu != whole else ""))
+    if summed != per_gpu:
+        raise AssertionError(f"worked solution {summed} != core {per_gpu}")
+    steps.append(
+        f"Tokens: ⌊{r.kv_budget_bytes_per_gpu:,} B budget per GPU / {per_gpu:,} B per token⌋ = "
+        f"{expected:,} tokens per replica."
+    )
+    prompt = (
+        f"{name} is served with TP={tp} on {gpu.id} GPUs, KV cache in "
+        f"{layout.kv_label(spec, kv_dtype, widths=False)}. How many tokens "
+        "of KV cache does one replica hold?"
+    )
+    return Drill(
+        skill="kv-capacity",
+        seed=seed,
+        prompt=prompt,
+        unit="tokens",
+        dimension=COUNT,
+        per=None,
+        inputs=inputs,
+        given=[("model", name), *c.shown(inputs)],
+        expected=Fraction(expected),
+        mistakes=c.distinct_mistakes(CAPACITY_TOLERANCE, Fraction(expected), candidates),
+        solution=steps,
+        concept="inference-memory-budget",
+        model=model,
+        advanced_given=layout.layout_inputs(spec, kv_dtype)[1],
+    )
+
+
+def max_concurrency(rng: Random, seed: int) -> Drill:
+    model, gpu, tp, gpus, kv_dtype = _setup(rng, replicas=True)
+    spec = c.spec_of(model)
+    top = spec.context_limit or 0
+    context = c.pick(rng, [n for n in c.CONTEXTS if 4096 <= n <= top])
+    req = SizingRequest(gpu=gpu.id, gpus=gpus, tp=tp, kv_dtype=kv_dtype, context=context)
+    r = c.size(spec, req)
+    if not r.fits or not 1 <= r.max_concurrency <= 100_000:
+        raise c.IllPosed("no whole sequence fits, or an unbounded count")
+    expected = r.max_concurrency
+    name = c.preset_names()[model]
+    inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype), "context": context}
+    if r.state_bytes_per_sequence:
+        inputs["state_bytes_per_sequence"] = r.state_bytes_per_sequence
+
+    candidates = concurrency_mistakes(spec, req, r, gpu)
+    budget, seq_gpu, replicas = (
+        r.kv_budget_bytes_per_gpu,
+        r.kv_bytes_per_sequence_per_gpu,
+        r.replicas,
+    )
     steps = _budget_steps(r, gpu)
     steps += sequence_steps(spec, kv_dtype, context, tp, r)
     steps.append(

@@ -30,28 +30,12 @@ def _smallest_tp(spec, req: SizingRequest, gpu: GPU, context: int, legal: bool, 
     return None
 
 
-def min_gpus(rng: Random, seed: int) -> Drill:
-    model = c.pick(rng, c.preset_ids())
-    spec = c.spec_of(model)
-    gpu = c.pick(rng, catalogue_gpus())
-    kv_dtype = c.pick(rng, KV_DTYPES)
-    top = spec.context_limit or 0
-    context = c.pick(rng, [n for n in c.CONTEXTS if 4096 <= n <= top])
-    concurrency = c.pick(rng, CONCURRENCY)
-    req = SizingRequest(gpu=gpu.id, kv_dtype=kv_dtype, context=context, concurrency=concurrency)
-    r = c.size(spec, req)
-    expected = r.min_gpus
-    if expected is None:
-        raise c.IllPosed("no single replica holds it")
-    if expected == 1 and rng.random() < 0.75:
-        raise c.IllPosed("one GPU is a dull answer; draw a heavier load")
-    name = c.preset_names()[model]
-    inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype)}
-    for key in ("gpus", "tp"):
-        inputs.pop(key)
-    inputs.update(context=context, concurrency=concurrency)
-    if r.state_bytes_per_sequence:
-        inputs["state_bytes_per_sequence"] = r.state_bytes_per_sequence
+def min_gpu_mistakes(  # type: ignore[no-untyped-def]
+    spec, req: SizingRequest, r, gpu: GPU
+) -> list[Mistake | None]:
+    """Mistakes for the smallest legal TP replica that holds ``req.concurrency`` sequences of
+    ``req.context`` tokens (``r`` is the core's sizing of ``req``)."""
+    context, concurrency, kv_dtype = req.context, req.concurrency, req.kv_dtype
 
     def holds(rep: Replica) -> bool:
         return rep.sequences(context) >= concurrency
@@ -120,6 +104,33 @@ def min_gpus(rng: Random, seed: int) -> Drill:
                 Fraction(other),
             )
         )
+    return candidates
+
+
+def min_gpus(rng: Random, seed: int) -> Drill:
+    model = c.pick(rng, c.preset_ids())
+    spec = c.spec_of(model)
+    gpu = c.pick(rng, catalogue_gpus())
+    kv_dtype = c.pick(rng, KV_DTYPES)
+    top = spec.context_limit or 0
+    context = c.pick(rng, [n for n in c.CONTEXTS if 4096 <= n <= top])
+    concurrency = c.pick(rng, CONCURRENCY)
+    req = SizingRequest(gpu=gpu.id, kv_dtype=kv_dtype, context=context, concurrency=concurrency)
+    r = c.size(spec, req)
+    expected = r.min_gpus
+    if expected is None:
+        raise c.IllPosed("no single replica holds it")
+    if expected == 1 and rng.random() < 0.75:
+        raise c.IllPosed("one GPU is a dull answer; draw a heavier load")
+    name = c.preset_names()[model]
+    inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype)}
+    for key in ("gpus", "tp"):
+        inputs.pop(key)
+    inputs.update(context=context, concurrency=concurrency)
+    if r.state_bytes_per_sequence:
+        inputs["state_bytes_per_sequence"] = r.state_bytes_per_sequence
+
+    candidates = min_gpu_mistakes(spec, req, r, gpu)
     legal = legal_tp_degrees(spec, 64)
     steps = [
         f"Legal TP degrees (heads {spec.num_attention_heads}"

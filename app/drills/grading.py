@@ -6,6 +6,7 @@ so "GB read as GiB" is named rather than graded close; then the close band; else
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -36,10 +37,17 @@ def within(tolerance_band: Fraction, target: Value, answer: Value) -> bool:
 
 
 def grade_value(drill: Drill, tolerance: Tolerance, answer: Value) -> Verdict:
-    expected = drill.expected
+    return grade_against(drill.expected, drill.mistakes, tolerance, answer)
+
+
+def grade_against(
+    expected: Value, mistakes: Sequence[Mistake], tolerance: Tolerance, answer: Value
+) -> Verdict:
+    """The one grading rule, for a drill or any other figure with its classic mistakes (the
+    numbers check of a practice attempt grades the same way)."""
     if answer == expected or (not tolerance.exact and within(tolerance.correct, expected, answer)):
         return Verdict(CORRECT, answer, expected, None)
-    for mistake in drill.mistakes:
+    for mistake in mistakes:
         if answer == mistake.value or within(tolerance.match, mistake.value, answer):
             return Verdict(WRONG, answer, expected, mistake)
     if within(tolerance.close, expected, answer):

@@ -143,3 +143,111 @@ def per_token_mistakes(spec: ModelSpec, kv_dtype: str, expected: int, beyond: bo
             ),
         )
     return out
+
+
+def sequence_mistakes(  # type: ignore[no-untyped-def]
+    spec: ModelSpec, kv_dtype: str, context: int, tp: int, per_gpu: bool, result
+) -> list[Mistake | None]:
+    """Mistakes for one sequence's cache at ``context`` tokens, in total or (``per_gpu``) on
+    each GPU of a TP=``tp`` replica; ``result`` is the core's sizing of that setup."""
+    inputs = c.model_inputs(spec)
+    window = inputs.get("sliding_window") or inputs.get("attention_chunk_size")
+    whole = result.kv_bytes_per_sequence
+    expected = result.kv_bytes_per_sequence_per_gpu if per_gpu else whole
+
+    def at(s: ModelSpec, dtype: str = kv_dtype) -> Fraction:
+        r = c.sized(s, kv_dtype=dtype, context=context, gpus=tp, tp=tp)
+        return Fraction(r.kv_bytes_per_sequence_per_gpu if per_gpu else r.kv_bytes_per_sequence)
+
+    heads, kv = spec.num_attention_heads, c.kv_heads(spec)
+    candidates: list[Mistake | None] = [*layout_mistakes(spec, kv_dtype, at)]
+    if kv is not None and kv < heads:
+        candidates.append(
+            Mistake(
+                "attention-heads",
+                "attention heads instead of KV heads",
+                f"You used {heads} attention heads; the cache holds {kv} KV heads.",
+                at(c.with_attention_heads_as_kv(spec)),
+            )
+        )
+    if kv is not None:
+        candidates.append(
+            Mistake(
+                "forgot-k-and-v",
+                "forgetting the ×2 for K and V",
+                "You counted the keys only: each layer caches a key and a value per KV head.",
+                at(c.without_v(spec)),
+            )
+        )
+    if spec.is_mla:
+        candidates.append(
+            Mistake(
+                "mla-times-two",
+                "×2 for K and V on an MLA latent",
+                "MLA caches one latent per token per layer: no separate K and V.",
+                at(c.mla_doubled(spec)),
+            )
+        )
+    if c.is_windowed(spec):
+        candidates.append(
+            Mistake(
+                "windows-ignored",
+                "windows ignored",
+                f"Sliding-window layers hold at most their window ({window:,} tokens), "
+                f"not all {context:,}.",
+                at(c.without_windows(spec)),
+            )
+        )
+    if result.state_bytes_per_sequence:
+        state = (
+            result.state_bytes_per_sequence_per_gpu if per_gpu else result.state_bytes_per_sequence
+        )
+        candidates.append(
+            Mistake(
+                "state-forgotten",
+                "the constant state left out",
+                "Linear-attention / Mamba layers keep a constant state per sequence; add it.",
+                Fraction(expected - state),
+            )
+        )
+    if kv_dtype == "fp8":
+        candidates.append(
+            Mistake(
+                "bf16-for-fp8-kv",
+                "bf16 assumed for an fp8 cache",
+                layout.fp8_explanation(spec),
+                at(spec, "bf16"),
+            )
+        )
+    if per_gpu:
+        if spec.is_mla:
+            candidates.append(
+                Mistake(
+                    "tp-divides-mla-latent",
+                    "TP dividing an MLA latent",
+                    f"The MLA latent is replicated on every TP rank: each of the {tp} GPUs holds "
+                    "the whole latent, so per-GPU KV does not shrink.",
+                    Fraction(whole, tp),
+                )
+            )
+        elif kv is not None and tp > kv:
+            candidates.append(
+                Mistake(
+                    "kv-heads-replicated",
+                    "KV heads divided past their count",
+                    f"With tp={tp} above {kv} KV heads, each GPU keeps a whole replicated KV head: "
+                    f"the cache divides by {kv}, not {tp}.",
+                    Fraction(whole, tp),
+                )
+            )
+        candidates.append(
+            Mistake(
+                "per-gpu-vs-total",
+                "total instead of per GPU",
+                f"That is the whole model's cache; with TP={tp} each GPU holds its share of the "
+                "KV heads.",
+                Fraction(whole),
+            )
+        )
+    candidates += c.gb_gib_mistakes(expected, "the answer")
+    return candidates

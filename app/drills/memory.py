@@ -13,8 +13,8 @@ from app.sizing import ModelSpec, legal_tp_degrees
 
 from . import common as c
 from . import layout
-from .kv_mistakes import layout_mistakes, per_token_mistakes
-from .model import EXACT, Drill, Mistake
+from .kv_mistakes import layout_mistakes, per_token_mistakes, sequence_mistakes
+from .model import EXACT, Drill
 from .units import BYTES
 
 KV_DTYPES = ("bf16", "bf16", "bf16", "fp8")
@@ -104,7 +104,6 @@ def kv_per_sequence(rng: Random, seed: int) -> Drill:
     result = c.sized(spec, kv_dtype=kv_dtype, context=context, gpus=tp, tp=tp)
     per_gpu = tp > 1
     expected = result.kv_bytes_per_sequence_per_gpu if per_gpu else result.kv_bytes_per_sequence
-    whole = result.kv_bytes_per_sequence
     name = c.preset_names()[model]
     where = f"on each GPU of a TP={tp} replica" if per_gpu else "in total (the whole model)"
     prompt = (
@@ -120,101 +119,7 @@ def kv_per_sequence(rng: Random, seed: int) -> Drill:
         if per_gpu:
             inputs["state_bytes_per_sequence_per_gpu"] = result.state_bytes_per_sequence_per_gpu
 
-    def at(s: ModelSpec, dtype: str = kv_dtype) -> Fraction:
-        r = c.sized(s, kv_dtype=dtype, context=context, gpus=tp, tp=tp)
-        return Fraction(r.kv_bytes_per_sequence_per_gpu if per_gpu else r.kv_bytes_per_sequence)
-
-    heads, kv = spec.num_attention_heads, c.kv_heads(spec)
-    candidates: list[Mistake | None] = [*layout_mistakes(spec, kv_dtype, at)]
-    if kv is not None and kv < heads:
-        candidates.append(
-            Mistake(
-                "attention-heads",
-                "attention heads instead of KV heads",
-                f"You used {heads} attention heads; the cache holds {kv} KV heads.",
-                at(c.with_attention_heads_as_kv(spec)),
-            )
-        )
-    if kv is not None:
-        candidates.append(
-            Mistake(
-                "forgot-k-and-v",
-                "forgetting the ×2 for K and V",
-                "You counted the keys only: each layer caches a key and a value per KV head.",
-                at(c.without_v(spec)),
-            )
-        )
-    if spec.is_mla:
-        candidates.append(
-            Mistake(
-                "mla-times-two",
-                "×2 for K and V on an MLA latent",
-                "MLA caches one latent per token per layer: no separate K and V.",
-                at(c.mla_doubled(spec)),
-            )
-        )
-    if c.is_windowed(spec):
-        candidates.append(
-            Mistake(
-                "windows-ignored",
-                "windows ignored",
-                f"Sliding-window layers hold at most their window ({inputs.get('sliding_window') or inputs.get('attention_chunk_size'):,} tokens), "
-                f"not all {context:,}.",
-                at(c.without_windows(spec)),
-            )
-        )
-    if result.state_bytes_per_sequence:
-        state = (
-            result.state_bytes_per_sequence_per_gpu if per_gpu else result.state_bytes_per_sequence
-        )
-        candidates.append(
-            Mistake(
-                "state-forgotten",
-                "the constant state left out",
-                "Linear-attention / Mamba layers keep a constant state per sequence; add it.",
-                Fraction(expected - state),
-            )
-        )
-    if kv_dtype == "fp8":
-        candidates.append(
-            Mistake(
-                "bf16-for-fp8-kv",
-                "bf16 assumed for an fp8 cache",
-                layout.fp8_explanation(spec),
-                at(spec, "bf16"),
-            )
-        )
-    if per_gpu:
-        if spec.is_mla:
-            candidates.append(
-                Mistake(
-                    "tp-divides-mla-latent",
-                    "TP dividing an MLA latent",
-                    f"The MLA latent is replicated on every TP rank: each of the {tp} GPUs holds "
-                    "the whole latent, so per-GPU KV does not shrink.",
-                    Fraction(whole, tp),
-                )
-            )
-        elif kv is not None and tp > kv:
-            candidates.append(
-                Mistake(
-                    "kv-heads-replicated",
-                    "KV heads divided past their count",
-                    f"With tp={tp} above {kv} KV heads, each GPU keeps a whole replicated KV head: "
-                    f"the cache divides by {kv}, not {tp}.",
-                    Fraction(whole, tp),
-                )
-            )
-        candidates.append(
-            Mistake(
-                "per-gpu-vs-total",
-                "total instead of per GPU",
-                f"That is the whole model's cache; with TP={tp} each GPU holds its share of the "
-                "KV heads.",
-                Fraction(whole),
-            )
-        )
-    candidates += c.gb_gib_mistakes(expected, "the answer")
+    candidates = sequence_mistakes(spec, kv_dtype, context, tp, per_gpu, result)
     steps = sequence_steps(spec, kv_dtype, context, tp, result)
     if int(steps[-1].rsplit("= ", 1)[1].split(" B")[0].replace(",", "")) != expected:
         raise AssertionError(f"worked solution {steps[-1]} != core {expected}")

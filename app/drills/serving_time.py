@@ -12,7 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 from random import Random
 
-from app.sizing import GPUS, get_gpu, legal_tp_degrees
+from app.sizing import GPUS, ModelSpec, get_gpu, legal_tp_degrees
 from app.sizing.answer.result import SizingResult
 from app.sizing.catalogue.gpu_perf import dense_tflops
 from app.sizing.catalogue.perf_profiles import get_profile
@@ -57,49 +57,24 @@ def _ms(value: float) -> Fraction:
     return Fraction(str(value)) / 1000
 
 
-def decode_step(rng: Random, seed: int) -> Drill:
-    batch = c.pick(rng, BATCHES)
-    context = c.pick(rng, (2048, 4096, 8192, 16384, 32768))
-    model, gpu_id, tp, r = _setup(rng, context=context, concurrency=batch)
-    t = r.time
-    spec = c.spec_of(model)
-    if t["batch"] != batch or t["bound_detail"]["step_bound"] not in (
-        "weight_bandwidth",
-        "kv_bandwidth",
-    ):
-        raise c.IllPosed("the batch does not fit, or the step is compute-bound")
-    profile = get_profile(t["profile"])
-    parts = t["breakdown_ms"]
-    step = _ms(t["decode_step_ms"])
-    as_rate = rng.random() < 0.4
-    gpu = r.gpu
-    g = get_gpu(gpu_id)
-    name = c.preset_names()[model]
-    overhead_ms = parts["overhead"]
-    # Decode streams every weight but the embedding table, which it only looks up (B rows); a
-    # tied table is read whole, as the output head (app.sizing.step_model).
+def weights_read(spec: ModelSpec, r: SizingResult) -> int:
+    """Bytes of weights one decode step reads. Decode streams every weight but the embedding
+    table, which it only looks up (B rows); a tied table is read whole, as the output head
+    (app.sizing.step_model)."""
     lookup_only = spec.params.embedding if spec.params.lm_head else 0
-    read = r.weights_bytes - MODEL_DTYPE_BYTES * lookup_only
-    inputs = {
-        "params_total": spec.params.total,
-        "weights_bytes": r.weights_bytes,
-        "weights_bytes_read_per_step": read,
-        "kv_bytes_per_sequence": r.kv_bytes_per_sequence,
-        "context": context,
-        "batch": batch,
-        "tp": tp,
-        "gpu": gpu["id"],
-        "hbm_bandwidth_bytes_per_s": g.hbm_bandwidth_bytes_per_s,
-        "weight_bandwidth_efficiency": profile.weight_bandwidth,
-        "kv_bandwidth_efficiency": profile.kv_bandwidth,
-        "overhead_ms": overhead_ms,
-    }
-    if tp > 1:
-        inputs["kv_bytes_per_sequence_per_gpu"] = r.kv_bytes_per_sequence_per_gpu
-        inputs["communication_ms"] = parts["communication"]
-    if parts["compute"]:
-        inputs["compute_beyond_memory_ms"] = parts["compute"]
-    expected: Fraction = Fraction(str(t["tokens_per_s"])) if as_rate else step
+    return r.weights_bytes - MODEL_DTYPE_BYTES * lookup_only
+
+
+def decode_mistakes(spec: ModelSpec, r: SizingResult, as_rate: bool) -> list[Mistake | None]:
+    """Mistakes for the decode step (TPOT) of ``r``'s setup, or its tokens/s (``as_rate``)."""
+    t = r.time
+    parts = t["breakdown_ms"]
+    batch, context, tp = t["batch"], r.inputs["context"], r.tp
+    profile = get_profile(t["profile"])
+    overhead_ms = parts["overhead"]
+    g = get_gpu(r.inputs["gpu"])
+    step = _ms(t["decode_step_ms"])
+    read = weights_read(spec, r)
 
     def answer(step_ms: float) -> Fraction:
         seconds = Fraction(str(step_ms)) / 1000
@@ -151,6 +126,54 @@ def decode_step(rng: Random, seed: int) -> Drill:
                 Fraction(1) / step,
             ),
         )
+    return candidates
+
+
+def decode_step(rng: Random, seed: int) -> Drill:
+    batch = c.pick(rng, BATCHES)
+    context = c.pick(rng, (2048, 4096, 8192, 16384, 32768))
+    model, gpu_id, tp, r = _setup(rng, context=context, concurrency=batch)
+    t = r.time
+    spec = c.spec_of(model)
+    if t["batch"] != batch or t["bound_detail"]["step_bound"] not in (
+        "weight_bandwidth",
+        "kv_bandwidth",
+    ):
+        raise c.IllPosed("the batch does not fit, or the step is compute-bound")
+    profile = get_profile(t["profile"])
+    parts = t["breakdown_ms"]
+    step = _ms(t["decode_step_ms"])
+    as_rate = rng.random() < 0.4
+    gpu = r.gpu
+    g = get_gpu(gpu_id)
+    name = c.preset_names()[model]
+    overhead_ms = parts["overhead"]
+    read = weights_read(spec, r)
+    inputs = {
+        "params_total": spec.params.total,
+        "weights_bytes": r.weights_bytes,
+        "weights_bytes_read_per_step": read,
+        "kv_bytes_per_sequence": r.kv_bytes_per_sequence,
+        "context": context,
+        "batch": batch,
+        "tp": tp,
+        "gpu": gpu["id"],
+        "hbm_bandwidth_bytes_per_s": g.hbm_bandwidth_bytes_per_s,
+        "weight_bandwidth_efficiency": profile.weight_bandwidth,
+        "kv_bandwidth_efficiency": profile.kv_bandwidth,
+        "overhead_ms": overhead_ms,
+    }
+    if tp > 1:
+        inputs["kv_bytes_per_sequence_per_gpu"] = r.kv_bytes_per_sequence_per_gpu
+        inputs["communication_ms"] = parts["communication"]
+    if parts["compute"]:
+        inputs["compute_beyond_memory_ms"] = parts["compute"]
+    expected: Fraction = Fraction(str(t["tokens_per_s"])) if as_rate else step
+
+    total_ms = t["decode_step_ms"]
+    bw = g.hbm_bandwidth_bytes_per_s or 1
+    weights_gpu, kv_gpu = read / tp, batch * r.kv_bytes_per_sequence_per_gpu
+    candidates = decode_mistakes(spec, r, as_rate)
     steps = [
         f"Weights read per GPU: {read:,} B read per step (the weights less the embedding table, "
         f"which decode only looks up) / {tp} GPU{'s' if tp != 1 else ''} = {weights_gpu:,.0f} B, "

@@ -270,3 +270,23 @@ def parse_answer(text: object, dimension: str, default_unit: str = "", per: str 
     if dimension == RATE:
         return parse_rate(text)
     raise ValueError(f"unknown dimension {dimension!r}")
+
+
+def dimension_of_unit(unit: str) -> str | None:
+    """The dimension a unit as written measures ("GiB" → bytes, "ms" → seconds, "tokens/s" →
+    rate, "count", "tokens" or "GPUs" → count), or None when the parser does not read it."""
+    text = unit.strip()
+    if text.lower() in _RATE_UNITS:
+        return RATE
+    try:
+        head, _per = _split_per(text)
+    except AnswerError:
+        return None
+    key = head.lower()
+    if key in _BYTE_UNITS:
+        return BYTES
+    if key in _TIME_UNITS:
+        return SECONDS
+    if key in ("count", "") or key in _COUNT_WORDS or key in _COUNT_MULTIPLIERS:
+        return COUNT
+    return None

@@ -68,50 +68,17 @@ def layout_inputs(spec: ModelSpec, dtype: str | None, shown_dtype: str) -> dict[
     }
 
 
-def weight_memory(rng: Random, seed: int) -> Drill:
-    model = c.pick(rng, c.preset_ids())
-    spec = c.spec_of(model)
-    shipped = c.sized(spec, context=1)  # the core's default: the checkpoint's own precision
-    bf16 = c.sized(spec, context=1, weight_dtype="bf16").weights_bytes
-    as_shipped = spec.quantization is not None and shipped.weights_bytes != bf16
-    if as_shipped and rng.random() < 0.6:
-        dtype = None
-    else:
-        dtype = c.pick(rng, ("bf16", "bf16", "fp8", "int4"))
-    tp = 1
-    if rng.random() < 0.3:
-        tp = c.pick(rng, [t for t in legal_tp_degrees(spec, 8) if t > 1])
-    request = {"context": 1, "gpus": tp, "tp": tp}
-    if dtype is not None:
-        request["weight_dtype"] = dtype
-    result = c.sized(spec, **request)
+def weight_mistakes(  # type: ignore[no-untyped-def]
+    spec: ModelSpec, dtype: str | None, tp: int, result
+) -> list[Mistake | None]:
+    """Mistakes for the weights' memory at ``dtype`` (None: as the checkpoint ships), in total
+    or, when ``tp`` > 1, on each GPU; ``result`` is the core's sizing of that setup."""
     per_gpu = tp > 1
-    expected = result.weights_bytes_per_gpu if per_gpu else result.weights_bytes
-    shown_dtype = result.weights_precision
-    name = c.preset_names()[model]
-    p = spec.params
-    precision = (
-        f"as the checkpoint ships ({spec.quantization} quantization_config)"
-        if dtype is None
-        else f"in {dtype}"
-    )
-    where = f"on each GPU of a TP={tp} replica" if per_gpu else "in total"
-    prompt = f"How much memory do the weights of {name} take {precision}, {where}?"
-    inputs: dict[str, object] = {
-        "params_total": p.total,
-        "params_embedding": p.embedding,
-        "params_lm_head": p.lm_head,
-        "tie_word_embeddings": spec.tie_word_embeddings,
-        "weight_dtype": shown_dtype,
-    }
-    if dtype is None:
-        inputs["quantization"] = spec.quantization
-    inputs.update(layout_inputs(spec, dtype, shown_dtype))
-    if p.active != p.total:
-        inputs["params_active"] = p.active
-    if per_gpu:
-        inputs["tp"] = tp
     total = result.weights_bytes
+    expected = result.weights_bytes_per_gpu if per_gpu else total
+    shown_dtype = result.weights_precision
+    p = spec.params
+    bf16 = c.sized(spec, context=1, weight_dtype="bf16").weights_bytes
     candidates: list[Mistake | None] = []
     if dtype is None:
         candidates.append(
@@ -167,6 +134,54 @@ def weight_memory(rng: Random, seed: int) -> Drill:
             )
         )
     candidates += c.gb_gib_mistakes(expected, "the answer")
+    return candidates
+
+
+def weight_memory(rng: Random, seed: int) -> Drill:
+    model = c.pick(rng, c.preset_ids())
+    spec = c.spec_of(model)
+    shipped = c.sized(spec, context=1)  # the core's default: the checkpoint's own precision
+    bf16 = c.sized(spec, context=1, weight_dtype="bf16").weights_bytes
+    as_shipped = spec.quantization is not None and shipped.weights_bytes != bf16
+    if as_shipped and rng.random() < 0.6:
+        dtype = None
+    else:
+        dtype = c.pick(rng, ("bf16", "bf16", "fp8", "int4"))
+    tp = 1
+    if rng.random() < 0.3:
+        tp = c.pick(rng, [t for t in legal_tp_degrees(spec, 8) if t > 1])
+    request = {"context": 1, "gpus": tp, "tp": tp}
+    if dtype is not None:
+        request["weight_dtype"] = dtype
+    result = c.sized(spec, **request)
+    per_gpu = tp > 1
+    expected = result.weights_bytes_per_gpu if per_gpu else result.weights_bytes
+    shown_dtype = result.weights_precision
+    name = c.preset_names()[model]
+    p = spec.params
+    precision = (
+        f"as the checkpoint ships ({spec.quantization} quantization_config)"
+        if dtype is None
+        else f"in {dtype}"
+    )
+    where = f"on each GPU of a TP={tp} replica" if per_gpu else "in total"
+    prompt = f"How much memory do the weights of {name} take {precision}, {where}?"
+    inputs: dict[str, object] = {
+        "params_total": p.total,
+        "params_embedding": p.embedding,
+        "params_lm_head": p.lm_head,
+        "tie_word_embeddings": spec.tie_word_embeddings,
+        "weight_dtype": shown_dtype,
+    }
+    if dtype is None:
+        inputs["quantization"] = spec.quantization
+    inputs.update(layout_inputs(spec, dtype, shown_dtype))
+    if p.active != p.total:
+        inputs["params_active"] = p.active
+    if per_gpu:
+        inputs["tp"] = tp
+    total = result.weights_bytes
+    candidates = weight_mistakes(spec, dtype, tp, result)
     steps = [
         f"Parameters: {p.total:,} (embedding {p.embedding:,}"
         + (f", output head {p.lm_head:,}" if p.lm_head else ", output head tied")

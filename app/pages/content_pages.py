@@ -1,4 +1,5 @@
-"""Content pages: the question list, questions, concept cards, tracks and the curriculum."""
+"""Content pages: the question list, concept cards, tracks and the curriculum (the question page
+is app/pages/question_page.py)."""
 
 from __future__ import annotations
 
@@ -6,46 +7,21 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.access import can_read_answer
 from app.accounts.deps import CurrentViewer
-from app.content.models import Question
 from app.content.schema import LEVEL_LABELS
 from app.db.session import DbSession
 from app.discussion import stats
-from app.discussion.answers import has_opened_answer
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
 from app.drills import SKILLS
 from app.pages.showcase import showcase
-from app.practice import dashboard, progress
-from app.practice.panel import build_panel
+from app.practice import dashboard
 from app.search import browse
 from app.web.caching import conditional_async
-from app.web.deps import Content, Templates, base_url
+from app.web.deps import Content, Templates
 from app.web.templating import is_htmx
 
 router = APIRouter(include_in_schema=False)
-
-
-def structured_data(request: Request, question: Question, *, answer_visible: bool) -> dict:
-    """schema.org markup; a locked answer is declared as such (isAccessibleForFree)."""
-    data: dict[str, object] = {
-        "@context": "https://schema.org",
-        "@type": "Article",
-        "headline": question.title,
-        "description": question.lede_text,
-        "dateModified": question.meta.updated.isoformat(),
-        "url": base_url(request) + question.url,
-        "isAccessibleForFree": question.is_free,
-        "publisher": {"@type": "Organization", "name": "Prefill"},
-    }
-    if not question.is_free:
-        data["hasPart"] = {
-            "@type": "WebPageElement",
-            "isAccessibleForFree": False,
-            "cssSelector": ".answer-body" if answer_visible else ".answer-locked",
-        }
-    return data
 
 
 async def member_statuses(db, viewer, content):  # type: ignore[no-untyped-def]
@@ -107,87 +83,6 @@ async def home(
 
     return await conditional_async(
         request, [content.fingerprint, browse.statuses_version(statuses)], render
-    )
-
-
-@router.get("/questions/{slug}")
-async def question_page(
-    request: Request,
-    slug: str,
-    db: DbSession,
-    content: Content,
-    templates: Templates,
-    viewer: CurrentViewer,
-    sort: str = "top",
-    open: str = "",
-) -> Response:
-    question = content.question_by_slug.get(slug)
-    if question is None:
-        if slug in content.question_aliases:
-            target = f"/questions/{content.question_aliases[slug]}"
-            return RedirectResponse(
-                target + (f"?{request.url.query}" if request.url.query else ""), 301
-            )
-        raise HTTPException(404, detail="There is no question at this address.")
-    readable = can_read_answer(viewer, question)
-    # Arriving from "sign up to read the answer": they asked for it, so this page shows it. A
-    # GET records nothing (a link from anywhere could send it): the sign-up or sign-in POST
-    # that led here recorded the opening (accounts.routes.sign_in).
-    just_opened = readable and open == "answer" and viewer.user is not None
-    thread_subject = resolve_subject(content, "question", question.slug)[0]
-
-    def render() -> Response:
-        thread = build_thread(
-            db, content, viewer, "question", question.slug, sort=sort, just_opened=just_opened
-        )
-        panel = None
-        up_next = content.up_next(question)
-        if viewer.user is not None:
-            rows = progress.member_rows(db, viewer.user)
-            panel = build_panel(
-                db,
-                viewer.user,
-                question,
-                thread.subject.slugs,
-                opened_before=thread.answer_opened,
-                # ?open=answer unfolds the answer without recording it: ask for the record.
-                recorded=(
-                    has_opened_answer(db, viewer.user, thread.subject.slugs)
-                    if just_opened
-                    else thread.answer_opened
-                ),
-                rows=rows,
-            )
-            acts = progress.activity(db, viewer.user, content, rows)
-            up_next = progress.personal_up_next(content, question, acts) or up_next
-        # Members try first: the answer stays folded until they reveal it for their attempt.
-        answer_shown = readable and (panel.answer_shown if panel else thread.answer_opened)
-        values = {
-            "question": question,
-            "answer_visible": answer_shown,
-            "answer_readable": readable,
-            # The rubric's items and bands carry the answer's facts: members only, once a
-            # reveal is recorded (app/practice/panel.py `rubric_open`, as the API asks).
-            "rubric_visible": panel is not None and panel.rubric_shown,
-            "practice": panel,
-            "up_next": up_next,
-            "concept_index": content.concept_by_slug,
-            "thread": thread,
-            "composer": {},
-            "errors": {},
-            "report_reasons": REPORT_REASONS,
-            "structured_data": structured_data(request, question, answer_visible=answer_shown),
-        }
-        return templates.page(request, "question.html", values)
-
-    if viewer.user is not None:  # members always see the thread as it is now
-        version = await request.app.state.db.lookup(db, stats.thread_version, db, thread_subject)
-    else:
-        version = await request.app.state.short_lived.get(
-            thread_subject, lambda: stats.thread_version(db, thread_subject)
-        )
-    return await conditional_async(
-        request, [content.fingerprint, version, sort, just_opened], render
     )
 
 

@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.deps import safe_next
 from app.content.schema import LEVEL_LABELS
-from app.pages import calculator, content_pages, drills
+from app.pages import calculator, content_pages, drills, question_page
 from app.web import errors, health, seo
 from app.web.deps import base_url
 from app.web.templating import SITE_NAME, SITE_TAGLINE
@@ -57,6 +57,7 @@ def install(app: FastAPI) -> None:
         viewer_outside_routes,
     )
     from app.accounts.sessions import ANONYMOUS
+    from app.api import checks as checks_api
     from app.api import content as content_api
     from app.api import docs as api_docs
     from app.api import drills as drills_api
@@ -89,6 +90,7 @@ def install(app: FastAPI) -> None:
         health.router,
         seo.router,
         content_pages.router,
+        question_page.router,
         account_pages.router,
         account_routes.router,
         discussion_routes.router,
@@ -98,6 +100,7 @@ def install(app: FastAPI) -> None:
         me_routes.router,
         search_routes.router,
         content_api.router,
+        checks_api.router,
         api_docs.router,
         sizing_api.router,
         drills_api.router,

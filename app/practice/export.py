@@ -33,6 +33,7 @@ def export_practice(db: Session, user: User) -> dict[str, Any]:
                 "band": a.band,
                 "covered_rubric_items": a.covered_items,
                 "rubric_items": a.rubric_items,
+                "hints_used": a.hints_used,
             }
             for a in attempts
         ],

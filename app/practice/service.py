@@ -251,6 +251,12 @@ def score(
     return draft
 
 
+def set_answer_first(db: Session, user: User, on: bool) -> None:
+    """Keep "Just read the answer" as a preference: question pages open unfolded."""
+    user.answer_first = on
+    db.flush()
+
+
 # --- the review schedule (fsrs) ---------------------------------------------------------------
 
 

@@ -18,6 +18,8 @@ from app.settings import Settings
 SESSION = "prefill_session"
 CSRF = "prefill_csrf"
 DEVICE = "prefill_device"
+# A visitor's "just read the answer", kept: question pages open unfolded (no other meaning).
+ANSWER_FIRST = "prefill_answer_first"
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,10 @@ class CookiePolicy:
     @property
     def device(self) -> str:
         return self.name(DEVICE)
+
+    @property
+    def answer_first(self) -> str:
+        return self.name(ANSWER_FIRST)
 
     def attributes(self, max_age: int) -> dict[str, Any]:
         return {"max_age": max_age, "httponly": True, "samesite": "lax", "secure": self.secure}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import re
 import secrets
 from http.cookies import SimpleCookie
 from urllib.parse import urlsplit
@@ -29,8 +30,15 @@ CSRF_HEADER = "x-csrf-token"
 # a visitor's calculator page then carries no per-visitor token and can be cached), and
 # one-click unsubscribe links, whose signed token is the authority (mail clients POST them
 # without a page).
-EXEMPT_PATHS = frozenset({"/api/v1/sizing", "/calculator"})
+EXEMPT_PATHS = frozenset(
+    {"/api/v1/sizing", "/calculator", "/practice/answer-first", "/signup/with-attempt"}
+)
 EXEMPT_PREFIXES = ("/unsubscribe/", "/api/v1/drills/")
+# A visitor's practice box sent back (stores nothing, sets nothing: the page it renders), a
+# visitor's "just read" cookie and the sign-up page carrying their attempt (both change nothing
+# on the server; the cookie route checks the Origin itself), and the numbers check of the API
+# (reads, stores nothing), like the sizing API.
+EXEMPT_PATTERN = re.compile(r"^/(?:questions/[^/]+/try|api/v1/questions/[^/]+/check)$")
 FAILED = "This form has expired or did not come from a Prefill page. Reload the page and try again."
 
 
@@ -63,7 +71,12 @@ def rotate_csrf(request: Request, response) -> None:  # type: ignore[no-untyped-
 async def verify_csrf(request: Request) -> None:
     """Global dependency: reject an unsafe request without a valid token (403)."""
     path = request.url.path
-    if request.method in SAFE_METHODS or path in EXEMPT_PATHS or path.startswith(EXEMPT_PREFIXES):
+    if (
+        request.method in SAFE_METHODS
+        or path in EXEMPT_PATHS
+        or path.startswith(EXEMPT_PREFIXES)
+        or EXEMPT_PATTERN.match(path)
+    ):
         return
     origin = request.headers.get("origin")
     if origin and origin != "null" and urlsplit(origin).netloc != request.url.netloc:

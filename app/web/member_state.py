@@ -68,6 +68,7 @@ def _profile(user: User) -> tuple[object, ...]:
         user.spoiler_guard,
         user.is_suspended,
         user.email_verified_at is not None,
+        user.answer_first,
     )
 
 

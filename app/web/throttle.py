@@ -1,4 +1,5 @@
-"""Per-client request limits on the endpoints that compute (sizing, calculator, previews, search).
+"""Per-client request limits on the endpoints that compute (sizing, calculator, previews, search,
+a visitor's practice box and the numbers check).
 
 Set far above what a person meets (typing into the calculator sends a request per pause, a paste
 one more), they only stop scripts from queueing CPU work. The counters live in the database like
@@ -25,6 +26,9 @@ from app.web.errors import error_response
 CALCULATOR_PER_CLIENT = Limit("calculator", max_hits=300, window_seconds=60)
 SIZING_API_PER_CLIENT = Limit("sizing-api", max_hits=120, window_seconds=60)
 PREVIEWS_PER_ACCOUNT = Limit("preview", max_hits=60, window_seconds=60)
+# A visitor's practice box sent back (hints, reveal) and the numbers-check API: each renders or
+# computes, stores nothing, and needs no token, so a script could otherwise queue them freely.
+PRACTICE_PER_CLIENT = Limit("practice", max_hits=120, window_seconds=60)
 
 
 def throttle(

@@ -88,6 +88,9 @@
   function offerDraft(box, slug, autosave) {
     var sources = [owner()];
     if (owner() !== "visitor") { sources.push("visitor"); }  // written before signing up
+    if (box.value.trim() && owner() !== "visitor" && readLocal("visitor", slug).trim() === box.value.trim()) {
+      forget(draftKey("visitor", slug));  // carried into the account at sign-up: saved there now
+    }
     var from = sources.filter(function (who) { return readLocal(who, slug).trim(); })[0];
     if (!from || box.value.trim()) return;
     var offer = document.createElement("p");
@@ -130,7 +133,17 @@
       offerDraft(box, slug, true);
     });
   }
-  document.addEventListener("DOMContentLoaded", function () { initAttempts(document); });
+  // Signing up (or in) from a question: the attempt this browser kept for it goes along in the
+  // form and is saved into the account by that same request (app/practice/carry.py), so the page
+  // that follows has it without a click. The question's own "Reveal" form fills it without us.
+  function carryDraft() {
+    var field = document.querySelector("textarea[data-carry-draft]");
+    if (!field) return;
+    if (!field.value.trim()) { field.value = readLocal("visitor", field.getAttribute("data-carry-draft")); }
+    var note = document.querySelector("[data-carry-note]");
+    if (note && field.value.trim()) { note.hidden = false; }
+  }
+  document.addEventListener("DOMContentLoaded", function () { initAttempts(document); carryDraft(); });
   document.addEventListener("htmx:afterRequest", function (event) {
     var box = event.detail.elt;
     if (box && box.matches && box.matches("textarea[data-autosave-key]") && event.detail.successful) {

@@ -131,6 +131,9 @@ def test_an_embed_updates_in_place(page, embed_url: str | None) -> None:  # type
     if url is None:
         pytest.skip("no page in this content has a ```sizing block")
     page.goto(url)
+    fold = page.locator("details.answer-fold > summary")
+    if fold.count():  # a visitor's free answer opens folded: open it as a reader would
+        fold.first.click()
     embed = page.locator(".sizing-embed").first
     value = embed.locator(".stat-max_concurrency .stat-value")
     before = value.inner_text()

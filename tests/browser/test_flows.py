@@ -198,25 +198,21 @@ def test_voting_works_with_javascript_off(
 
 
 def test_an_attempt_survives_the_sign_up_detour(page, content_store: ContentStore) -> None:  # type: ignore[no-untyped-def]
-    """A visitor types an answer, signs up, comes back: the text is there and saved."""
+    """A visitor types an answer, signs up, comes back: the text is in the account already
+    (carried in the sign-up form), with no "Restore draft" to click."""
     question = next(q for q in content_store.questions if q.is_free)
     page.goto(question.url)
-    page.fill("#attempt-local", "Typed before I had an account")
-    page.click("a:has-text('Sign up to save and score it')")
+    page.fill("#attempt-body", "Typed before I had an account")
+    page.click("#practice a:has-text('a free account')")
     page.fill("#f-email", f"detour{next(_numbers)}@example.com")
     page.fill("#f-display_name", f"Detour {next(_numbers)}")
     page.fill("#f-password", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"**{question.url}*")
-    page.goto(question.url)  # the answer was opened already? then start an attempt
-    if page.locator("#attempt-body").count() == 0:
-        page.click("button:has-text('Start an attempt')")
-    assert page.input_value("#attempt-body") == ""  # offered, never filled in unasked
-    page.click(".draft-offer button:has-text('Restore draft')")
     assert page.input_value("#attempt-body") == "Typed before I had an account"
-    page.wait_for_selector("#save-status .save-status:has-text('Saved')")
+    assert page.locator(".draft-offer").count() == 0
     page.reload()
-    assert page.input_value("#attempt-body") == "Typed before I had an account"
+    assert page.input_value("#attempt-body") == "Typed before I had an account"  # saved
 
 
 def test_xss_corpus_never_runs_in_a_browser(page, live_server, content_store: ContentStore) -> None:  # type: ignore[no-untyped-def]

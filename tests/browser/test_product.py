@@ -139,6 +139,7 @@ def test_a_session_through_every_kind_of_page_logs_no_error(
     page.fill("#calc-model", "qwen3-8b")
     page.wait_for_url("**model=qwen3-8b**")
     page.goto("/questions/kv-bound-deployment")  # an embedded calculator, updated
+    page.click("details.answer-fold > summary")  # a visitor's answer opens folded
     embed = page.locator(".embed-form").first
     embed.locator("input[name=context]").fill("65536")
     embed.locator("input[name=context]").fill("6553")

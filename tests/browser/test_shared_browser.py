@@ -91,4 +91,6 @@ def test_sign_out_removes_the_members_drafts_and_back_shows_nothing_of_theirs(
     page.go_back()
     page.wait_for_load_state()
     assert "must not outlive" not in page.content()
-    assert page.locator("#attempt-body").count() == 0
+    # A visitor's box again (attempt first, for everyone), empty: nothing of theirs.
+    assert page.locator("#attempt-body[data-autosave-key]").count() == 0
+    assert page.input_value("#attempt-body") == ""

@@ -186,5 +186,9 @@ def test_visitors_see_the_loop_and_an_invitation(
 ) -> None:
     free = next(q for q in content_store.questions if q.is_free)
     page = client.get(free.url).text
-    assert "Practise this question" in page and "data-local-attempt" in page
-    assert "Sign up to save and score it" in page
+    box = page.index('id="practice"')
+    assert box < page.index('id="answer-heading"')  # attempt first, for visitors too
+    assert "Try it yourself first" in page and "data-local-attempt" in page
+    assert "Reveal the answer" in page and "Just read the answer" in page
+    # The free answer is in the page for crawlers and readers without JavaScript, folded.
+    assert '<details class="answer-fold">' in page and 'class="prose answer-body"' in page

@@ -11,6 +11,7 @@ from app.content.store import ContentStore
 from tests.conftest import CONTENT_DIR
 
 QUESTION_SECTIONS = [
+    "practice-heading",  # attempt first, for everyone
     "answer-heading",
     "concepts-heading",
     "up-next-heading",

@@ -61,6 +61,7 @@ def test_question_page_anatomy(sqlite_client: TestClient, content_store: Content
     assert response.status_code == 200
     html = response.text
     assert section_order(html) == [
+        "practice-heading",
         "answer-heading",
         "concepts-heading",
         "up-next-heading",

@@ -37,6 +37,8 @@ class User(TimestampMixin, Base):
     # Discussion preferences and moderation state.
     spoiler_guard: Mapped[bool] = mapped_column(default=True, server_default=true())
     notify_replies_by_email: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # "Just read the answer", kept: question pages open with the worked answer unfolded.
+    answer_first: Mapped[bool] = mapped_column(default=False, server_default=false())
     posting_suspended_until: Mapped[datetime | None] = mapped_column(default=None)
     # Mixed into the device cookie and unsubscribe links; replaced when credentials change,
     # which revokes them all (app/accounts/credentials.py).

@@ -54,6 +54,8 @@ class Attempt(Base):
     # stays meaningful if the rubric changes later).
     covered_items: Mapped[list[str]] = mapped_column(JSON, default=list)
     rubric_items: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # Hints revealed before the answer during this attempt (shown in the score history).
+    hints_used: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class ReviewCard(Base):

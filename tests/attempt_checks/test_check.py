@@ -1,0 +1,182 @@
+"""Your numbers, checked: the attempt's numbers read with the drills' parser, matched to the key
+figures and graded with the drills' grading and classic mistakes."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from app.attempt_checks import check_numbers, describe
+from app.attempt_checks.check import figure_mistakes, tolerance_of
+from app.attempt_checks.scan import find_numbers
+from app.content.practice import KeyFigure
+from app.content.store import ContentStore
+from app.drills.grading import CORRECT, grade_against
+from app.drills.units import BYTES, COUNT, SECONDS
+
+FLAGSHIP = "kv-bound-deployment"
+OTHERS = ("concurrent-sessions-on-8xh200", "size-an-unseen-config", "fp8-int4-or-nvfp4-weights")
+
+
+def figures(content_store: ContentStore, slug: str) -> list[KeyFigure]:
+    checks = content_store.question_by_slug[slug].practice.checks
+    assert checks, f"{slug} has no key figures"
+    return checks
+
+
+def only(text: str, figs: list[KeyFigure]):  # type: ignore[no-untyped-def]
+    (number,) = check_numbers(text, figs).numbers
+    return number
+
+
+def test_the_flagship_examples(content_store: ContentStore) -> None:
+    figs = figures(content_store, FLAGSHIP)
+    right = only("The cache costs 320 KiB per token.", figs)
+    assert (right.figure.id, right.verdict, right.mistake) == ("kv-per-token", CORRECT, None)
+    missing_v = only("I get 160 KiB per token.", figs)
+    assert (missing_v.figure.id, missing_v.verdict) == ("kv-per-token", "wrong")
+    assert missing_v.mistake.id == "forgot-k-and-v"
+    assert "“160 KiB per token”" in describe(missing_v)
+    assert missing_v.mistake.name in describe(missing_v)
+    heads = only("That is 2.5 MiB per token.", figs)
+    assert (heads.figure.id, heads.verdict, heads.mistake.id) == (
+        "kv-per-token",
+        "wrong",
+        "attention-heads",
+    )
+    assert "64 attention heads" in describe(heads)
+
+
+def test_figures_never_stated_are_listed(content_store: ContentStore) -> None:
+    figs = figures(content_store, FLAGSHIP)
+    report = check_numbers("Per token 320 KiB per token; the node holds 85 sessions.", figs)
+    assert [n.figure.id for n in report.numbers] == ["kv-per-token", "sessions-bf16"]
+    assert [f.id for f in report.not_stated] == [
+        "kv-per-session",
+        "kv-budget-per-gpu",
+        "sessions-fp8",
+    ]
+    empty = check_numbers("I would check the metrics first and then buy memory.", figs)
+    assert empty.numbers == [] and len(empty.not_stated) == len(figs)
+
+
+def test_an_exact_mistake_wins_over_a_nearer_correct_value(content_store: ContentStore) -> None:
+    per_token = figures(content_store, FLAGSHIP)[0]
+    # Another per-token figure 161 KiB: 160 KiB is within 1% of it (close), and exactly the
+    # flagship's missing-V number. The mistake is named.
+    other = KeyFigure(
+        "other", "Another model's KV per token", BYTES, "token", Fraction(161 * 1024), None, "KiB"
+    )
+    number = only("160 KiB per token", [other, per_token])
+    assert number.figure.id == "kv-per-token" and number.mistake.id == "forgot-k-and-v"
+    assert only("161 KiB per token", [other, per_token]).verdict == CORRECT
+
+
+def test_rounded_figures_and_units_that_convert(content_store: ContentStore) -> None:
+    figs = figures(content_store, FLAGSHIP)
+    by_id = {
+        n.figure.id: n.verdict
+        for n in check_numbers(
+            "10 GiB per session, 10,737,418,240 bytes; 107.2 GiB left per GPU; 327680 B/token",
+            figs,
+        ).numbers
+    }
+    assert by_id == {
+        "kv-per-session": CORRECT,
+        "kv-budget-per-gpu": CORRECT,
+        "kv-per-token": CORRECT,
+    }
+    coarse = only("about 100 GiB left for cache", figs)
+    assert coarse.verdict != CORRECT  # 107.19 GiB does not round to 100 at three digits
+    assert only("the budget is 107 GiB", figs).verdict == CORRECT
+    assert only("94 sessions", figs).mistake.id == "gpu-util-ignored"
+
+
+def test_what_is_read_and_what_is_not() -> None:
+    text = (
+        "Llama 3.1 70B on 8×H200 at TP8 reads 4.8 TB/s; 2 × 80 × 8 × 128 × 2 B = 320 KiB. "
+        "A 32K-token session, 400 Gb links, 92% utilisation, 80 layers, 2.8M tokens, "
+        "1,200 tokens/s, a 25 ms step, 16 H100s and 85 concurrent sessions."
+    )
+    read = [(n.text, n.dimension) for n in find_numbers(text)]
+    assert read == [
+        ("320 KiB", BYTES),
+        ("2.8M tokens", COUNT),
+        ("1,200 tokens/s", "rate"),
+        ("25 ms", SECONDS),
+        ("16 H100s", COUNT),
+        ("85 concurrent sessions", COUNT),
+    ]
+
+
+def test_it_says_it_reads_numbers_only() -> None:
+    from app.attempt_checks import READS_NUMBERS_ONLY
+
+    assert "numbers" in READS_NUMBERS_ONLY and "reasoning" in READS_NUMBERS_ONLY
+
+
+@pytest.mark.parametrize("slug", OTHERS)
+def test_every_classic_mistake_of_three_more_questions_is_named(
+    content_store: ContentStore, slug: str
+) -> None:
+    """Attempts written from the drills' own mistake machinery: each number is a classic
+    mistake's value for one key figure, and the check names that mistake (unless the number is
+    the correct value of another key figure of the question, which wins)."""
+    figs = figures(content_store, slug)
+    named = 0
+    for figure in figs:
+        for mistake in figure_mistakes(figure):
+            value = mistake.value
+            assert not isinstance(value, tuple)
+            text = written(value, figure)
+            number = only(f"My estimate is {text}.", figs)
+            correct_elsewhere = [
+                other.id
+                for other in figs
+                if other.dimension == figure.dimension
+                and grade_against(other.value, [], tolerance_of(other), value).verdict == CORRECT
+            ]
+            if correct_elsewhere:
+                assert number.verdict == CORRECT and number.figure.id in correct_elsewhere
+                continue
+            assert number.mistake is not None, f"{slug}: {text} for {figure.id}"
+            assert (number.figure.id, number.mistake.id) == (figure.id, mistake.id), text
+            assert text in describe(number)
+            named += 1
+    assert named >= 3, f"{slug}: only {named} mistakes named"
+
+
+def written(value: Fraction, figure: KeyFigure) -> str:
+    """A mistake's value as a candidate might write it, in the figure's kind."""
+    if figure.dimension == BYTES:
+        return f"{round(value):,} B" + (" per token" if figure.per == "token" else "")
+    if figure.dimension == SECONDS:
+        return f"{float(value) * 1000:.2f} ms"
+    if figure.dimension == COUNT:
+        return f"{round(value):,} sessions"
+    return f"{float(value):,.0f} tokens/s"
+
+
+def test_every_key_figures_mistakes_can_be_sized(content_store: ContentStore) -> None:
+    """What `prefill content check` runs: no key figure of the content breaks the page."""
+    from app.attempt_checks.check import key_figure_problems
+
+    assert key_figure_problems(content_store.questions) == []
+    broken = KeyFigure(
+        "broken",
+        "A setup no mistake can size",
+        BYTES,
+        None,
+        Fraction(1),
+        None,
+        None,
+        {"model": "llama-3.1-70b", "field": "kv_bytes_per_token", "tp": "3"},
+    )
+    question = content_store.question_by_slug[FLAGSHIP]
+    question.practice.checks.append(broken)
+    try:
+        (problem,) = key_figure_problems([question])
+    finally:
+        question.practice.checks.pop()
+    assert problem.field == "checks.broken" and "cannot be sized" in problem.message
