@@ -180,7 +180,14 @@ def _answer_figures(answer_html: str) -> list[Fraction]:
 
 
 def _answer_numbers(answer_text: str) -> list[Fraction]:
-    return [Fraction(token.replace(",", "")) for token in _NUMBER.findall(answer_text)]
+    """The numbers the answer states; a dotted run such as a version (v0.21.0) is not one."""
+    out = []
+    for token in _NUMBER.findall(answer_text):
+        try:
+            out.append(Fraction(token.replace(",", "")))
+        except ValueError:
+            continue
+    return out
 
 
 def _close(a: Fraction, b: Fraction) -> bool:

@@ -231,3 +231,24 @@ def test_follow_ups(flagship) -> None:  # type: ignore[no-untyped-def]
     assert found[1].startswith("follow_ups.1.knob: the knob's setup does not size")
     assert found[2] == "follow_ups.2.answer: a follow-up's answer is 40–150 words (this one: 3)"
     assert len(found) == 3
+
+
+def test_a_version_number_in_the_answer_is_not_read_as_a_figure(flagship) -> None:  # type: ignore[no-untyped-def]
+    """An answer that names a release (vLLM v0.21.0) still loads, and its real figures still count."""
+    question, data = flagship
+    meta = QuestionMeta.model_validate(copy.deepcopy(data))
+    collector = Collector(question.path.parent.parent)
+    renderer = PageRenderer(render_figure, validate_widget, RenderCache(None, ""))
+    load_practice(
+        meta,
+        question.path,
+        renderer,
+        collector,
+        answer_html=question.answer_html,
+        answer_text=question.answer_text + " Since v0.21.0 the estimate is logged (see 1.2.3.4).",
+    )
+    assert collector.errors == []
+    assert practice_module._answer_numbers("v0.21.0 caps it at 32 of 1,024") == [
+        Fraction(32),
+        Fraction(1024),
+    ]
