@@ -1,81 +1,114 @@
-"""Block layouts that differ from the Llama default, keyed by ``model_type``.
+"""Each modelled family's decoder block, as one row of a declarative table keyed by ``model_type``.
 
-One table per deviation (norm count and kind, gated or plain MLP, which projections carry a bias,
-q/k norms, gated attention output, learned positions), read by the parameter count (params.py),
-the MoE layout (moe.py) and the matrix inventory (linears.py), so all three follow the same
-layouts of transformers 5.24. ``MODELLED`` is the set whose block layout is known exactly.
+A ``Layout`` says how a family's block departs from Llama's (transformers 5.24
+``models/<type>/modeling_*.py``): the kind of norm and how many per block, which projections carry
+a bias, q/k norms, a gated attention output, attention sinks, a plain or gated MLP, learned
+positions and whether the head is tied by default. The parameter count (params.py), the MoE layout
+(moe.py) and the matrix inventory (linears.py) read the same row, so all three follow one table.
+A ``model_type`` with no row is not modelled: the core refuses it rather than guess.
 """
 
 from __future__ import annotations
 
-LAYERNORM_WITH_BIAS = {"gpt2", "gpt_bigcode", "falcon", "gpt_neox", "phi", "starcoder2"}
-FOUR_NORMS = {"gemma2", "gemma3_text", "gemma3n_text", "gemma4_text", "glm4"}
-ONE_NORM = {"nemotron_h"}  # one pre-norm per block; blocks are single mixers
-PARALLEL_BLOCK = {"cohere", "cohere2"}  # attention and MLP share one input norm
-UNGATED_MLP = {
-    "gpt2",
-    "gpt_bigcode",
-    "falcon",
-    "gpt_neox",
-    "phi",
-    "starcoder2",
-    "nemotron_h",
-    "arcee",
-    "apertus",
+from dataclasses import dataclass, replace
+
+# Norm kinds: what one norm over width w holds.
+RMS = "rms"  # weight (w)
+LAYERNORM = "layernorm"  # weight and bias (2w)
+PARAMETER_FREE = "none"  # nothing (OLMo 1's non-parametric LayerNorm)
+
+# Bias rules for the q/k/v and o projections.
+CONFIG = "config"  # attention_bias (or bias) in the config decides
+ALWAYS = "always"
+NEVER = "never"
+
+# q/k norm kinds.
+NO_QK_NORM = "none"
+PER_HEAD = "per_head"  # one weight of head_dim on q and one on k, shared by every head
+WHOLE_PROJECTION = "projection"  # a weight over all heads' q (heads·head_dim) and all k
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """One family's block layout; the defaults are Llama's."""
+
+    norm: str = RMS
+    block_norms: int = 2  # norms per decoder block: 4 sandwich (Gemma 2), 1 parallel (Cohere)
+    final_norm: bool = True
+    qkv_bias: str = CONFIG
+    o_bias: str = CONFIG
+    o_bias_key: str | None = None  # a key of its own for the o bias (Seed-OSS attention_out_bias)
+    all_biases: bool = False  # every Linear / Conv1D has a bias (GPT-2)
+    qk_norm: str = NO_QK_NORM
+    qk_norm_if: str | None = None  # a config key that switches the q/k norm on (use_qk_norm)
+    output_gate: bool = False  # q_proj doubled for a sigmoid gate (Qwen3-Next attn_output_gate)
+    sinks: bool = False  # one learned sink logit per head (gpt-oss)
+    mlp_gated: bool = True  # gate/up/down (SwiGLU); False: up/down
+    mlp_params: int = 0  # parameters an MLP holds besides its matrices (Apertus' xIELU: 2)
+    learned_positions: bool = False  # absolute position embedding of n_positions rows
+    tied: bool = False  # tie_word_embeddings when the config does not say
+
+    def with_(self, **changes: object) -> Layout:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+LLAMA = Layout()
+GPT2 = Layout(norm=LAYERNORM, all_biases=True, mlp_gated=False, learned_positions=True, tied=True)
+QWEN2 = Layout(qkv_bias=ALWAYS, o_bias=NEVER)
+QWEN3 = Layout(qk_norm=PER_HEAD)
+GEMMA = Layout(tied=True)
+GEMMA2 = Layout(block_norms=4, tied=True)
+OLMO2 = Layout(qk_norm=WHOLE_PROJECTION)
+GATED_DELTANET = Layout(qk_norm=PER_HEAD, output_gate=True)  # Qwen3-Next / Qwen3.5
+
+LAYOUTS: dict[str, Layout] = {
+    "llama": LLAMA,
+    "mistral": LLAMA,
+    "mixtral": LLAMA,
+    "phi3": LLAMA,
+    "granite": LLAMA,
+    "ernie4_5": LLAMA.with_(tied=True),
+    "smollm3": LLAMA.with_(tied=True),
+    "exaone4": QWEN3,
+    "arcee": LLAMA.with_(mlp_gated=False),
+    "deepseek_v2": LLAMA,
+    "deepseek_v3": LLAMA,
+    "deepseek_v32": LLAMA,
+    "kimi_k2": LLAMA,
+    "glm_moe_dsa": LLAMA,
+    "glm4_moe": LLAMA.with_(o_bias=NEVER, qk_norm=PER_HEAD, qk_norm_if="use_qk_norm"),
+    "glm4": GEMMA2.with_(o_bias=NEVER, tied=False),
+    "mimo_v2_flash": LLAMA.with_(o_bias=NEVER),
+    "llama4_text": LLAMA,  # its use_qk_norm is an L2 norm without weights
+    "gpt_oss": LLAMA.with_(sinks=True),
+    "jamba": LLAMA,
+    "falcon_h1": LLAMA,
+    "gpt2": GPT2,
+    "gpt_bigcode": GPT2,
+    "falcon": Layout(norm=LAYERNORM, mlp_gated=False, tied=True),
+    "gemma": GEMMA,
+    "gemma2": GEMMA2,
+    "gemma3_text": GEMMA2.with_(qk_norm=PER_HEAD),
+    "cohere": Layout(block_norms=1, tied=True, qk_norm=WHOLE_PROJECTION, qk_norm_if="use_qk_norm"),
+    "cohere2": Layout(block_norms=1, tied=True),
+    "olmo": Layout(norm=PARAMETER_FREE),
+    "olmo2": OLMO2,
+    "minimax_m2": OLMO2,
+    "nemotron_h": Layout(block_norms=1, mlp_gated=False),  # one norm before each single mixer
+    "qwen2": QWEN2,
+    "qwen2_moe": QWEN2,
+    "qwen2_vl": QWEN2.with_(o_bias=CONFIG),
+    "qwen2_5_vl": QWEN2.with_(o_bias=CONFIG),
+    "qwen3": QWEN3,
+    "qwen3_moe": QWEN3,
+    "qwen3_vl_text": QWEN3,
+    "qwen3_vl_moe_text": QWEN3,
+    "qwen3_next": GATED_DELTANET,
+    "qwen3_5_text": GATED_DELTANET,
+    "qwen3_5_moe_text": GATED_DELTANET,
 }
-QKV_BIAS_ALWAYS = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
-O_BIAS_NEVER = {"glm4_moe", "glm4", "mimo_v2_flash", "qwen2", "qwen2_moe"}
-ALL_BIASES = {"gpt2", "gpt_bigcode"}  # every Linear / Conv1D has a bias
-QK_NORM = {
-    "qwen3",
-    "qwen3_moe",
-    "qwen3_next",
-    "qwen3_5_text",
-    "qwen3_5_moe_text",
-    "qwen3_vl_text",
-    "qwen3_vl_moe_text",
-    "gemma3_text",
-    "gemma3n_text",
-    "exaone4",
-}
-QK_NORM_WHOLE_PROJECTION = {"olmo2", "minimax_m2"}  # one norm over all heads' q and over k
-QK_NORM_PARAMETER_FREE = {"llama4_text"}  # L2 norm without weights
-GATED_ATTENTION_OUTPUT = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}
-LEARNED_POSITIONS = {"gpt2", "gpt_bigcode"}
-MODELLED = (
-    LAYERNORM_WITH_BIAS
-    | FOUR_NORMS
-    | ONE_NORM
-    | QKV_BIAS_ALWAYS
-    | QK_NORM
-    | QK_NORM_WHOLE_PROJECTION
-    | {
-        "llama",
-        "mistral",
-        "mixtral",
-        "qwen3",
-        "phi3",
-        "gpt_oss",
-        "llama4_text",
-        "deepseek_v2",
-        "deepseek_v3",
-        "deepseek_v32",
-        "kimi_k2",
-        "glm4_moe",
-        "glm_moe_dsa",
-        "mimo_v2_flash",
-        "jamba",
-        "falcon_h1",
-        "gemma",
-        "glm4",
-        "cohere",
-        "cohere2",
-        "exaone4",
-        "ernie4_5",
-        "granite",
-        "olmo",
-        "smollm3",
-        "arcee",
-        "olmo2",
-    }
-) - {"gemma3n_text", "gemma4_text", "gpt_neox", "phi", "starcoder2"}
+
+
+def layout_of(model_type: str) -> Layout | None:
+    """The family's row, or None when the family is not modelled."""
+    return LAYOUTS.get(model_type)

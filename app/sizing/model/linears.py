@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..config.keys import Keys
 from .architecture import Dims
-from .layouts import GATED_ATTENTION_OUTPUT
+from .layouts import LLAMA, layout_of
 from .moe import Moe
 from .spec import Attention, LayerSpec, State
 
@@ -54,9 +54,8 @@ def linear_inventory(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> l
 def _attention(keys: Keys, h: int, att: Attention, name: str) -> list[Linear]:
     if att.is_mla:
         return _mla(keys, h, att, name)
-    gate = 2 if keys.model_type in GATED_ATTENTION_OUTPUT else 1
-    if gate == 2 and not keys.bool("attn_output_gate", True):
-        gate = 1
+    lay = layout_of(keys.model_type) or LLAMA
+    gate = 2 if lay.output_gate and keys.bool("attn_output_gate", True) else 1
     return [
         Linear(f"{name}.q_proj", ATTENTION, att.num_heads * att.head_dim * gate, h),
         Linear(f"{name}.k_proj", ATTENTION, att.num_kv_heads * att.head_dim, h),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..config.bounds import layer_index_set
 from ..config.keys import MAX_EXPERTS, MAX_LAYERS, Keys
 from .architecture import Dims
-from .layouts import ALL_BIASES, UNGATED_MLP
+from .layouts import LLAMA, layout_of
 
 
 class Moe:
@@ -19,7 +19,7 @@ class Moe:
         self.keys = keys
         self.h = dims.hidden
         self.n_layers = dims.layers
-        mt = keys.model_type
+        self.layout = layout_of(keys.model_type) or LLAMA
         experts_key = keys.first(
             ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")
         )
@@ -27,7 +27,7 @@ class Moe:
         top_key = keys.first(("num_experts_per_tok", "experts_per_token", "moe_top_k"))
         self.top_k = keys.int(top_key, maximum=MAX_EXPERTS) if top_key and self.experts else 0
         self.top_k = min(self.top_k, self.experts)
-        self.gated = mt not in UNGATED_MLP
+        self.gated = self.layout.mlp_gated
         moe_key = keys.first(("moe_intermediate_size",)) or "intermediate_size"
         self.expert_inter = keys.int(moe_key) if self.experts else 0
         self.routed = 0  # routed-expert parameters summed over the MoE blocks counted so far
@@ -72,14 +72,14 @@ class Moe:
         return i not in only_dense and (i + 1) % step == 0
 
     def _mlp(self, inter: int, bias: bool) -> int:
-        n = (3 if self.gated else 2) * self.h * inter
+        n = (3 if self.gated else 2) * self.h * inter + self.layout.mlp_params
         if bias:
             n += (2 * inter if self.gated else inter) + self.h
         return n
 
     def mlp(self, i: int) -> tuple[int, int]:
         keys, _h = self.keys, self.h
-        bias = keys.bool("mlp_bias") or keys.bool("bias") or keys.model_type in ALL_BIASES
+        bias = keys.bool("mlp_bias") or keys.bool("bias") or self.layout.all_biases
         if not self.is_moe(i):
             n = self._mlp(self._dense_intermediate(), bias)
             return n, n

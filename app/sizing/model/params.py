@@ -16,76 +16,64 @@ import math
 from ..config.keys import MAX_LAYERS, MAX_VOCAB, Keys
 from .architecture import Dims
 from .layouts import (
-    ALL_BIASES,
-    FOUR_NORMS,
-    GATED_ATTENTION_OUTPUT,
-    LAYERNORM_WITH_BIAS,
-    LEARNED_POSITIONS,
-    MODELLED,
-    O_BIAS_NEVER,
-    ONE_NORM,
-    PARALLEL_BLOCK,
-    QK_NORM,
-    QK_NORM_PARAMETER_FREE,
-    QK_NORM_WHOLE_PROJECTION,
-    QKV_BIAS_ALWAYS,
+    ALWAYS,
+    CONFIG,
+    LAYERNORM,
+    LLAMA,
+    PARAMETER_FREE,
+    PER_HEAD,
+    WHOLE_PROJECTION,
+    Layout,
+    layout_of,
 )
 from .moe import Moe
 from .spec import Attention, LayerSpec, ParamCounts, State
 
 
 def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> ParamCounts:
-    mt = keys.model_type
+    layout = layout_of(keys.model_type)
+    exact = layout is not None and not keys.has("moe_latent_size")
+    lay = layout or LLAMA
     h = dims.hidden
     vocab_key = keys.first(("vocab_size", "n_vocab", "padded_vocab_size")) or "vocab_size"
     vocab = keys.int(vocab_key, maximum=MAX_VOCAB)
-    tied = keys.bool("tie_word_embeddings", mt in _tied_default())
+    tied = keys.bool("tie_word_embeddings", lay.tied)
     embedding = vocab * h
     lm_head = 0 if tied else vocab * h
-    total = embedding + lm_head + _norm(mt, h)
-    if mt in LEARNED_POSITIONS:
+    total = embedding + lm_head + (norm_params(lay, h) if lay.final_norm else 0)
+    if lay.learned_positions:
         total += keys.int("n_positions", maximum=1 << 24) * h
     moe = Moe(keys, dims)
     active = total
     for layer in layers:
-        block, block_active = _layer(keys, dims, layer, moe)
+        block, block_active = _layer(keys, dims, lay, layer, moe)
         total += block
         active += block_active
     routed = moe.routed  # read before _mtp, whose blocks are not in the total
-    mtp = _mtp(keys, dims, layers, moe)
-    exact = mt in MODELLED and not keys.has("moe_latent_size")
+    mtp = _mtp(keys, dims, lay, layers, moe)
     return ParamCounts(
         total, active, embedding, lm_head, mtp, exact, routed, moe.experts, moe.top_k
     )
 
 
-def _tied_default() -> frozenset[str]:
-    from ..config.keys import TIED_BY_DEFAULT
-
-    return TIED_BY_DEFAULT
-
-
-def _norm(mt: str, width: int) -> int:
-    return 2 * width if mt in LAYERNORM_WITH_BIAS else width
+def norm_params(lay: Layout, width: int) -> int:
+    if lay.norm == PARAMETER_FREE:
+        return 0
+    return 2 * width if lay.norm == LAYERNORM else width
 
 
-def _layer(keys: Keys, dims: Dims, layer: LayerSpec, moe: Moe) -> tuple[int, int]:
+def _layer(keys: Keys, dims: Dims, lay: Layout, layer: LayerSpec, moe: Moe) -> tuple[int, int]:
     mt = keys.model_type
     h = dims.hidden
     n = 0
     if layer.attention is not None:
-        n += _attention(keys, dims, layer.attention, layer.index)
+        n += _attention(keys, dims, lay, layer.attention)
     if layer.state is not None:
         n += _mixer(keys, h, layer.state)
-    if mt in ONE_NORM:
-        norms = 1
-    elif mt in FOUR_NORMS:
-        norms = 4
-    elif mt in PARALLEL_BLOCK or (mt == "falcon" and not keys.bool("new_decoder_architecture")):
+    norms = lay.block_norms
+    if mt == "falcon" and not keys.bool("new_decoder_architecture"):
         norms = 1  # parallel attention + MLP share one input LayerNorm
-    else:
-        norms = 2
-    n += norms * _norm(mt, h)
+    n += norms * norm_params(lay, h)
     if mt == "nemotron_h" and layer.attention is None and layer.state is None:
         mlp_total, mlp_active = moe.nemotron_block(layer.index)
     elif mt == "nemotron_h":
@@ -95,7 +83,31 @@ def _layer(keys: Keys, dims: Dims, layer: LayerSpec, moe: Moe) -> tuple[int, int
     return n + mlp_total, n + mlp_active
 
 
-def _attention(keys: Keys, dims: Dims, att: Attention, index: int) -> int:
+def output_gate(keys: Keys, lay: Layout) -> int:
+    """2 when q_proj also projects a sigmoid gate for the attention output, else 1."""
+    return 2 if lay.output_gate and keys.bool("attn_output_gate", True) else 1
+
+
+def _biases(keys: Keys, lay: Layout) -> tuple[bool, bool]:
+    """Whether the q/k/v projections and the o projection carry a bias."""
+    stated = lay.all_biases or keys.bool("attention_bias") or keys.bool("bias")
+    qkv = lay.qkv_bias == ALWAYS or (lay.qkv_bias == CONFIG and stated)
+    if lay.o_bias_key is not None:
+        return qkv, keys.bool(lay.o_bias_key)
+    return qkv, lay.o_bias == ALWAYS or (lay.o_bias == CONFIG and stated)
+
+
+def _qk_norm(keys: Keys, lay: Layout, att: Attention) -> int:
+    if lay.qk_norm_if is not None and keys.raw(lay.qk_norm_if) is not True:
+        return 0
+    if lay.qk_norm == PER_HEAD:
+        return 2 * att.head_dim
+    if lay.qk_norm == WHOLE_PROJECTION:
+        return (att.num_heads + att.num_kv_heads) * att.head_dim
+    return 0
+
+
+def _attention(keys: Keys, dims: Dims, lay: Layout, att: Attention) -> int:
     mt = keys.model_type
     h = dims.hidden
     if att.is_mla:
@@ -103,19 +115,13 @@ def _attention(keys: Keys, dims: Dims, att: Attention, index: int) -> int:
     q_out = att.num_heads * att.head_dim
     kv_out = att.num_kv_heads * (att.head_dim + att.v_head_dim)
     o_in = att.num_heads * att.v_head_dim
-    gate = 2 if mt in GATED_ATTENTION_OUTPUT and keys.bool("attn_output_gate", True) else 1
+    gate = output_gate(keys, lay)
     n = h * q_out * gate + h * kv_out + o_in * h
-    bias = keys.bool("attention_bias") or keys.bool("bias") or mt in ALL_BIASES
-    if mt in QKV_BIAS_ALWAYS or bias:
-        n += q_out * gate + kv_out
-    if (bias and mt not in O_BIAS_NEVER) or mt in ALL_BIASES:
-        n += h
-    if mt in QK_NORM_WHOLE_PROJECTION:
-        n += q_out + att.num_kv_heads * att.head_dim
-    elif mt in QK_NORM or (keys.raw("use_qk_norm") is True and mt not in QK_NORM_PARAMETER_FREE):
-        n += 2 * att.head_dim
-    if mt == "gpt_oss":
-        n += att.num_heads  # attention sinks
+    qkv_bias, o_bias = _biases(keys, lay)
+    n += (q_out * gate + kv_out if qkv_bias else 0) + (h if o_bias else 0)
+    n += _qk_norm(keys, lay, att)
+    if lay.sinks:
+        n += att.num_heads
     elif mt == "mimo_v2_flash":
         key = "add_swa_attention_sink_bias" if att.window else "add_full_attention_sink_bias"
         n += att.num_heads if keys.bool(key) else 0
@@ -174,7 +180,7 @@ def _mixer(keys: Keys, h: int, st: State) -> int:
     return n
 
 
-def _mtp(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...], moe: Moe) -> int:
+def _mtp(keys: Keys, dims: Dims, lay: Layout, layers: tuple[LayerSpec, ...], moe: Moe) -> int:
     """Multi-token-prediction modules: one decoder layer + eh_proj (2H×H) + 3 norms each.
 
     Embedding and output head are shared with the main model (DeepSeek-V3 README_WEIGHTS), so
@@ -187,7 +193,7 @@ def _mtp(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...], moe: Moe) -> int
     h = dims.hidden
     last = layers[-1]
     attn = next((lay.attention for lay in reversed(layers) if lay.attention is not None), None)
-    block = _attention(keys, dims, attn, last.index) if attn is not None else 0
+    block = _attention(keys, dims, lay, attn) if attn is not None else 0
     block += moe._moe_block(False)[0] if moe.experts else moe.mlp(last.index)[0]
-    block += 2 * _norm(keys.model_type, h)
-    return count * (block + 2 * h * h + 3 * _norm(keys.model_type, h))
+    block += 2 * norm_params(lay, h)
+    return count * (block + 2 * h * h + 3 * norm_params(lay, h))
