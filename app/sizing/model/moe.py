@@ -12,6 +12,10 @@ from .architecture import Dims
 from .layouts import LLAMA, layout_of
 
 
+# mlp_layer_types entries that mean a routed-expert MLP.
+_MOE_KINDS = frozenset({"sparse", "moe"})
+
+
 class Moe:
     """Which layers are MoE and what their MLPs cost (total and active per token)."""
 
@@ -56,6 +60,9 @@ class Moe:
                 return i in listed
             step = keys.int("interleave_moe_layer_step", 1, maximum=MAX_LAYERS)
             return (i + 1) % step == 0
+        kinds = keys.list("mlp_layer_types", self.n_layers)
+        if kinds is not None:  # "dense" / "sparse" per layer (GLM-5.2, EXAONE MoE, ...)
+            return kinds[i] in _MOE_KINDS
         if keys.has("expert_layer_period"):  # Jamba
             period = keys.int("expert_layer_period", maximum=MAX_LAYERS)
             offset = keys.int("expert_layer_offset", 0, minimum=0, maximum=MAX_LAYERS)
