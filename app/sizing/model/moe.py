@@ -11,7 +11,6 @@ from ..config.keys import MAX_EXPERTS, MAX_LAYERS, Keys
 from .architecture import Dims
 from .layouts import LLAMA, layout_of
 
-
 # mlp_layer_types entries that mean a routed-expert MLP.
 _MOE_KINDS = frozenset({"sparse", "moe"})
 
