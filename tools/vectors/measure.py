@@ -263,10 +263,11 @@ def main(argv: list[str] | None = None) -> int:
         for entry in results:
             by_config[entry["config"]] = entry
         doc["models"] = list(by_config.values())
-        doc["measured_with"] = (
-            f"transformers {transformers.__version__} + torch {torch.__version__.split('+')[0]} "
-            "(meta device forward passes)"
-        )
+        stamp = f"transformers {transformers.__version__} + torch {torch.__version__.split('+')[0]}"
+        if not doc.get("measured_with", "").startswith(
+            stamp
+        ):  # keep the dates of a same-version run
+            doc["measured_with"] = f"{stamp} (meta device forward passes, tools/vectors/measure.py)"
         vectors_file.write_text(json.dumps(doc, indent=1) + "\n")
     return 0
 

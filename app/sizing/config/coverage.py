@@ -22,10 +22,6 @@ UNMODELLED_FEATURES: tuple[tuple[str, str], ...] = (
         "Kimi Delta Attention layers (linear_attn_config: a recurrent state on the listed layers, "
         "MLA on the others)",
     ),
-    (
-        "moe_latent_size",
-        "latent MoE (moe_latent_size: routed experts run in a projected latent width)",
-    ),
 )
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from ..config.keys import MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, Keys
 from ..errors import ConfigError, UnsupportedArchitectureError
-from .patterns import indexer_layers, layer_tags, window
+from .patterns import indexer_layers, layer_tags, stated_depth, window
 from .spec import CHUNKED, FULL, SLIDING, Attention, LayerSpec, State
 from .states import build_state
 
@@ -31,6 +31,8 @@ def decoder_dims(keys: Keys) -> Dims:
     """Hidden size, depth and heads under any of their common names, or a precise error."""
     hidden_key = keys.first(("hidden_size", "n_embd", "d_model", "model_dim"))
     layers_key = keys.first(("num_hidden_layers", "n_layer", "num_layers", "n_layers"))
+    if layers_key is None and keys.model_type == "nemotron_h" and stated_depth(keys):
+        layers_key = "layers_block_type"  # the pattern's length is the depth
     heads_key = keys.first(("num_attention_heads", "n_head", "num_heads", "n_heads"))
     wanted = (
         ("hidden_size", "hidden_size (or n_embd)", hidden_key),
@@ -47,7 +49,8 @@ def decoder_dims(keys: Keys) -> Dims:
         )
     assert hidden_key and layers_key and heads_key
     hidden = keys.int(hidden_key)
-    layers = keys.int(layers_key, maximum=MAX_LAYERS)
+    depth = stated_depth(keys) if keys.model_type == "nemotron_h" else None
+    layers = depth if depth is not None else keys.int(layers_key, maximum=MAX_LAYERS)
     heads = keys.int(heads_key, maximum=MAX_HEADS)
     kv_heads = _kv_heads(keys, heads)
     head_dim = _head_dim(keys, hidden, heads)

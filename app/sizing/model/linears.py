@@ -123,8 +123,7 @@ def _mlp(keys: Keys, moe: Moe, i: int, base: str, layer: LayerSpec) -> list[Line
     if mt == "nemotron_h":
         if layer.attention is not None or layer.state is not None:
             return []
-        pattern = keys.str("hybrid_override_pattern") or ""
-        if i < len(pattern) and pattern[i] == "E":
+        if moe.nemotron_moe(i):
             return _experts(keys, moe, f"{base}.mixer")
         return _dense(moe.gated, h, moe._dense_intermediate(), f"{base}.mixer")
     if moe.is_moe(i):
@@ -157,7 +156,10 @@ def _experts(keys: Keys, moe: Moe, name: str) -> list[Linear]:
         ]
         return out
     out = [Linear(f"{name}.gate", ROUTER, e, h)]
-    out += _dense(moe.gated, h, inter, f"{name}.experts", EXPERTS, e)
+    if moe.latent:
+        out.append(Linear(f"{name}.fc1_latent_proj", MLP, moe.latent, h))
+        out.append(Linear(f"{name}.fc2_latent_proj", MLP, h, moe.latent))
+    out += _dense(moe.gated, moe.expert_width, inter, f"{name}.experts", EXPERTS, e)
     if keys.has("shared_expert_intermediate_size"):
         shared = keys.int("shared_expert_intermediate_size")
         if shared:

@@ -10,6 +10,7 @@ from ..config.bounds import layer_index_set
 from ..config.keys import MAX_EXPERTS, MAX_LAYERS, Keys
 from .architecture import Dims
 from .layouts import LLAMA, layout_of
+from .patterns import stated_types
 
 # mlp_layer_types entries that mean a routed-expert MLP.
 _MOE_KINDS = frozenset({"sparse", "moe"})
@@ -34,6 +35,14 @@ class Moe:
         moe_key = keys.first(("moe_intermediate_size",)) or "intermediate_size"
         self.expert_inter = keys.int(moe_key) if self.experts else 0
         self.routed = 0  # routed-expert parameters summed over the MoE blocks counted so far
+        # Latent MoE (Nemotron-3 Super/Ultra): routed experts run in moe_latent_size, between a
+        # down-projection (fc1_latent_proj) and an up-projection (fc2_latent_proj) of the block.
+        self.latent = keys.opt_int("moe_latent_size") if self.experts else None
+        self.expert_width = self.latent or self.h
+        self.latent_projections = 0
+        if self.latent:
+            bias = self.latent + self.h if keys.bool("mlp_bias") else 0
+            self.latent_projections = 2 * self.h * self.latent + bias
 
     def _dense_intermediate(self) -> int:
         keys, mt = self.keys, self.keys.model_type
@@ -48,6 +57,11 @@ class Moe:
                 value[0] if value else None, "intermediate_size", minimum=1, maximum=1 << 20
             )
         return keys.int("intermediate_size")
+
+    def nemotron_moe(self, i: int) -> bool:
+        """Whether Nemotron-H's block i is an MoE block (its pattern says "moe" or E)."""
+        stated = stated_types(self.keys, self.n_layers) or []
+        return i < len(stated) and stated[i] == "moe"
 
     def is_moe(self, i: int) -> bool:
         keys = self.keys
@@ -94,8 +108,8 @@ class Moe:
     def _moe_block(self, bias: bool) -> tuple[int, int]:
         keys, h, e, k = self.keys, self.h, self.experts, self.top_k
         mt = keys.model_type
-        per_expert = (3 if self.gated else 2) * h * self.expert_inter
-        router = e * h
+        per_expert = (3 if self.gated else 2) * self.expert_width * self.expert_inter
+        router = e * h + self.latent_projections
         if mt == "gpt_oss":  # router bias and expert biases (gate_up and down)
             router += e
             per_expert += 2 * self.expert_inter + h
@@ -115,8 +129,7 @@ class Moe:
         return total, router + shared + k * per_expert
 
     def nemotron_block(self, i: int) -> tuple[int, int]:
-        pattern = self.keys.str("hybrid_override_pattern") or ""
-        if i < len(pattern) and pattern[i] == "E":
+        if self.nemotron_moe(i):
             return self._moe_block(False)
         n = self._mlp(self._dense_intermediate(), self.keys.bool("mlp_bias"))
         return n, n

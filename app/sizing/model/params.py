@@ -32,7 +32,7 @@ from .spec import Attention, LayerSpec, ParamCounts, State
 
 def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> ParamCounts:
     layout = layout_of(keys.model_type)
-    exact = layout is not None and not keys.has("moe_latent_size")
+    exact = layout is not None
     lay = layout or LLAMA
     h = dims.hidden
     vocab_key = keys.first(("vocab_size", "n_vocab", "padded_vocab_size")) or "vocab_size"

@@ -33,7 +33,16 @@ _LAYER_TYPE_ALIASES = {
     "mlp": "none",
     "moe": "none",
 }
-_NEMOTRON_PATTERN = {"M": "linear", "*": "full", "-": "none", "E": "none"}
+# transformers' _LEGACY_LAYER_TYPE_REMAP (configuration_utils.py) and Nemotron-H's pattern letters.
+_LEGACY_NAMES = {
+    "mamba": "linear_attention",
+    "attention": "full_attention",
+    "deepseek_sparse_attention": "indexed_attention",
+    "qwen_sparse_attention": "indexed_attention",
+}
+_NEMOTRON_PATTERN = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+# Families whose "hybrid" layers run one attention block shared across the model (Zamba).
+_SHARED_BLOCK_FAMILIES = frozenset({"zamba", "zamba2"})
 # Config classes whose sliding_window_size counts the previous tokens a query sees, so the window
 # is that plus the query (transformers configuration_mimo_v2_flash.py). Gemma 2 ships the same key
 # meaning the whole window, and its config class leaves sliding_window as stated.
@@ -50,37 +59,74 @@ def window(keys: Keys) -> int | None:
     return keys.opt_int("sliding_window", maximum=MAX_POSITIONS, zero_is_none=True)
 
 
-def layer_tags(keys: Keys, n: int) -> list[str]:
-    """One tag per layer: full, sliding, chunked, linear (state), hybrid or none (MLP only)."""
-    explicit = keys.list("layer_types", n)
-    if explicit is not None:
-        tags = []
-        for i, value in enumerate(explicit):
-            tag = _LAYER_TYPE_ALIASES.get(value) if isinstance(value, str) else None
-            if tag is None:
-                raise UnsupportedArchitectureError(
-                    f"layer {i} has layer type {value!r}, which the sizing core does not model",
-                    field=keys.field("layer_types"),
+def stated_types(keys: Keys, n: int) -> list[str] | None:
+    """The per-layer types the config states, with transformers' legacy names remapped.
+
+    ``layer_types``, or Nemotron-H's ``layers_block_type`` (the same attribute in transformers:
+    ``attribute_map``) or its legacy ``hybrid_override_pattern`` string; None when none is stated.
+    """
+    memo = keys.memo
+    if "stated_types" in memo:
+        return memo["stated_types"]
+    key = keys.first(("layer_types", "layers_block_type"))
+    values: list[str] | None = None
+    if key is not None:
+        listed = keys.list(key, n)
+        assert listed is not None
+        for i, value in enumerate(listed):
+            if not isinstance(value, str):
+                raise ConfigError(
+                    f"entry {i} must be a string, got {value!r}"[:200], field=keys.field(key)
                 )
-            tags.append(tag)
-        return tags
-    if keys.has("layers_block_type"):  # Zamba: shared attention blocks reused across layers
-        raise UnsupportedArchitectureError(
-            "layers_block_type (Zamba-style shared attention blocks) is not modelled: the same "
-            "attention weights serve several layers, each with its own cache",
-            field=keys.field("layers_block_type"),
-        )
-    listed = layer_index_set(keys, "attn_layer_indices", n)
-    if listed is not None:  # Bamba: attention at the listed layers, Mamba-2 elsewhere
-        return ["full" if i in listed else "linear" for i in range(n)]
-    pattern = keys.str("hybrid_override_pattern")
-    if pattern is not None:
+        values = [_LEGACY_NAMES.get(v, v) for v in listed]
+    elif (pattern := keys.str("hybrid_override_pattern")) is not None:
         if len(pattern) != n or any(c not in _NEMOTRON_PATTERN for c in pattern):
             raise ConfigError(
                 f"must be {n} characters from M (mamba), * (attention), - (MLP), E (MoE)",
                 field=keys.field("hybrid_override_pattern"),
             )
-        return [_NEMOTRON_PATTERN[c] for c in pattern]
+        values = [_NEMOTRON_PATTERN[c] for c in pattern]
+    memo["stated_types"] = values
+    return values
+
+
+def stated_depth(keys: Keys) -> int | None:
+    """The depth a Nemotron-H-style pattern states (transformers derives num_hidden_layers from
+    its length and ignores the key), or None when the config states no pattern."""
+    listed = keys.raw("layers_block_type")
+    if isinstance(listed, list):
+        return len(listed)
+    pattern = keys.raw("hybrid_override_pattern")
+    return len(pattern) if isinstance(pattern, str) else None
+
+
+def layer_tags(keys: Keys, n: int) -> list[str]:
+    """One tag per layer: full, sliding, chunked, linear (state), hybrid or none (MLP only)."""
+    if keys.model_type in _SHARED_BLOCK_FAMILIES:
+        raise UnsupportedArchitectureError(
+            f"model_type {keys.model_type!r} uses Zamba-style shared attention blocks "
+            '(layers_block_type "hybrid": the same attention weights serve several layers, each '
+            "with its own cache), which the sizing core does not model",
+            field=keys.field("model_type"),
+        )
+    stated = stated_types(keys, n)
+    if stated is not None:
+        tags = []
+        field = keys.field(
+            keys.first(("layer_types", "layers_block_type")) or "hybrid_override_pattern"
+        )
+        for i, value in enumerate(stated):
+            tag = _LAYER_TYPE_ALIASES.get(value)
+            if tag is None:
+                raise UnsupportedArchitectureError(
+                    f"layer {i} has layer type {value!r}, which the sizing core does not model",
+                    field=field,
+                )
+            tags.append(tag)
+        return tags
+    listed = layer_index_set(keys, "attn_layer_indices", n)
+    if listed is not None:  # Bamba: attention at the listed layers, Mamba-2 elsewhere
+        return ["full" if i in listed else "linear" for i in range(n)]
     hybrid = keys.list("hybrid_layer_pattern", n)
     if hybrid is not None:  # MiMo-V2: 1 = sliding window, 0 = full attention
         return ["sliding" if v == 1 else "full" for v in hybrid]
