@@ -19,15 +19,21 @@ tests/sizing/vectors/vectors.json (entries keyed by model name, in config order)
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import torch
+import torch.fx.experimental._config
 import transformers
 from transformers import AutoModel, AutoModelForCausalLM
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+# MoE dispatch calls torch.nonzero, which has no data-independent meta kernel; the fake value
+# assumes every element is non-zero, which changes no parameter and no cache shape.
+torch.fx.experimental._config.meta_nonzero_assume_all_nonzero = True
 
 VECTORS_DIR = Path(__file__).resolve().parents[2] / "tests" / "sizing" / "vectors"
 SHORT, LONG = 16, 32
@@ -47,12 +53,12 @@ def text_config(path: Path) -> tuple[dict[str, Any], Any, str, bool]:
     model_type = data.pop("model_type", None)
     if model_type in CONFIG_MAPPING:
         config = CONFIG_MAPPING[model_type](**data)
-        return (
-            raw,
-            config.get_text_config(decoder=True),
-            model_type,
-            getattr(config, "tie_word_embeddings", False),
-        )
+        text = config.get_text_config(decoder=True)
+        if text is not config and "text_config" not in data and "hidden_size" in data:
+            # a wrapper written flat (Step-3.7's remote-code config.json): its keys are the text
+            # model's, as the remote code and the engines read them
+            text = type(text)(**data)
+        return raw, text, model_type, getattr(config, "tie_word_embeddings", False)
     text = data.get("text_config")
     if isinstance(text, dict) and text.get("model_type") in CONFIG_MAPPING:
         text = dict(text)
@@ -80,10 +86,26 @@ def build(config: Any, wrapper_ties: bool) -> tuple[torch.nn.Module, int]:
         try:
             return AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16), 0
         except ValueError:
+            pass
+        try:
             model = AutoModel.from_config(config, dtype=torch.bfloat16)
+        except ValueError:  # a text model only its wrapper's module knows (Step-3.7's)
+            model = _text_model_class(config)._from_config(config, dtype=torch.bfloat16)
     # the head belongs to the wrapper, so the wrapper's tie_word_embeddings decides (Qwen3-VL-MoE's
     # text config says true, its wrapper false: the ConditionalGeneration model is untied)
     return model, 0 if wrapper_ties else config.vocab_size * config.hidden_size
+
+
+def _text_model_class(config: Any) -> type:
+    """The ``*TextModel`` class in the config class's own modelling module."""
+    module = importlib.import_module(
+        type(config).__module__.replace(".configuration_", ".modeling_")
+    )
+    for name in dir(module):
+        cls = getattr(module, name)
+        if name.endswith("TextModel") and getattr(cls, "config_class", None) is type(config):
+            return cls
+    raise SystemExit(f"no text model class for {type(config).__name__}")
 
 
 def _tensors(obj: Any) -> list[tuple[str, torch.Tensor]]:
@@ -99,8 +121,18 @@ def _tensors(obj: Any) -> list[tuple[str, torch.Tensor]]:
     return found
 
 
+def _skip_experts(model: torch.nn.Module) -> None:
+    """Routed experts return zeros in the cache passes: their eager loops read which experts a
+    token hit (``.item()``, data the meta device does not have), and their output changes no
+    cache shape. Parameters are counted before this, from the modules as built."""
+    for module in model.modules():
+        if type(module).__name__.endswith("Experts"):
+            module.forward = lambda hidden_states, *args, **kwargs: torch.zeros_like(hidden_states)
+
+
 def cache_bytes(model: torch.nn.Module, tokens: int) -> list[dict[str, int]]:
     """Per layer: bytes by tensor kind after one forward pass of ``tokens`` tokens."""
+    _skip_experts(model)
     ids = torch.zeros((1, tokens), dtype=torch.long, device="meta")
     with torch.no_grad():
         out = model(input_ids=ids, use_cache=True)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..config.derived import layer_overrides
 from ..config.keys import MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, Keys
 from ..errors import ConfigError, UnsupportedArchitectureError
 from .patterns import indexer_layers, layer_tags, stated_depth, window
-from .spec import CHUNKED, FULL, SLIDING, Attention, LayerSpec, State
+from .spec import CHUNKED, FULL, SLIDING, Attention, LayerSpec
 from .states import build_state
 
 
@@ -97,29 +98,39 @@ def build_layers(keys: Keys, dims: Dims) -> tuple[LayerSpec, ...]:
     sliding = window(keys)
     chunk = keys.opt_int("attention_chunk_size", maximum=MAX_POSITIONS, zero_is_none=True)
     shared_from = n - keys.int("num_kv_shared_layers", 0, minimum=0, maximum=n)
-    full_attn = _attention(keys, dims, FULL, None)
-    sliding_attn = _sliding_attention(keys, dims, sliding)
-    chunked_attn = _attention(keys, dims, CHUNKED, chunk) if chunk else full_attn
+    kinds = _attention_kinds(keys, dims, sliding, chunk)
+    overridden: dict[int, dict[str, Attention]] = {}  # per override object, built once
+    overrides = layer_overrides(keys, n)
     state = build_state(keys, dims.hidden) if any(t in ("linear", "hybrid") for t in tags) else None
-    indexed = indexer_layers(keys, n) if full_attn.indexer_head_dim else None
+    indexed = indexer_layers(keys, n) if kinds["full"].indexer_head_dim else None
     layers = []
     for i, tag in enumerate(tags):
-        att: Attention | None = None
-        st: State | None = None
-        if tag in ("full", "hybrid"):
-            att = full_attn
-        elif tag == "sliding":
-            att = sliding_attn
-        elif tag == "chunked":
-            att = chunked_attn
-        if tag in ("linear", "hybrid"):
-            st = state
+        own = kinds
+        if i in overrides:  # per_layer_config: this layer's heads or head size differ
+            ov = overrides[i]
+            if id(ov) not in overridden:
+                lk = keys.for_layer(ov)
+                overridden[id(ov)] = _attention_kinds(lk, decoder_dims(lk), sliding, chunk)
+            own = overridden[id(ov)]
+        att: Attention | None = own.get("full" if tag == "hybrid" else tag)
+        st = state if tag in ("linear", "hybrid") else None
         if att is not None and indexed is not None and i not in indexed:
             att = replace(att, indexer_head_dim=None)  # reuses an earlier layer's top-k
         if att is not None and i >= shared_from:
             att = replace(att, shared=True)
         layers.append(LayerSpec(i, att, st))
     return tuple(layers)
+
+
+def _attention_kinds(
+    keys: Keys, dims: Dims, sliding: int | None, chunk: int | None
+) -> dict[str, Attention]:
+    full = _attention(keys, dims, FULL, None)
+    return {
+        "full": full,
+        "sliding": _sliding_attention(keys, dims, sliding),
+        "chunked": _attention(keys, dims, CHUNKED, chunk) if chunk else full,
+    }
 
 
 def _attention(keys: Keys, dims: Dims, kind: str, window: int | None) -> Attention:

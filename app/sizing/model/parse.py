@@ -6,6 +6,7 @@ from typing import Any
 
 from ..config.bounds import check_config_size
 from ..config.coverage import refuse_unmodelled_family, refuse_unmodelled_features
+from ..config.derived import derive
 from ..config.keys import Keys, reject_non_decoders, unwrap
 from ..config.limits import context_limit, stated_positions
 from ..config.names import family_name
@@ -36,6 +37,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
     check_config_size(raw)
     keys, wrapper, notes = unwrap(raw)
     reject_non_decoders(keys, wrapper)
+    derive(keys)
     refuse_unmodelled_features(keys)
     dims = decoder_dims(keys)
     layers = build_layers(keys, dims)

@@ -1,0 +1,122 @@
+"""What a family's transformers config class derives from the keys a config.json states.
+
+transformers 5.24 normalises many families in the config class's ``__post_init__``: it fills
+``layer_types`` and ``mlp_layer_types`` from older keys, writes per-layer overrides into
+``per_layer_config`` (Gemma 4's global layers, Step-3.7's sliding layers), trims lists padded with
+MTP entries. The core reads the normalised keys, so each family's derivation is one small function
+here, run once per config (``derive``); the result goes into ``Keys.derived``, which wins over the
+config's own value as the config class overwrites it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ConfigError
+from .keys import MAX_LAYERS, Keys
+
+
+def derive(keys: Keys) -> None:
+    """Apply the family's derivations to ``keys.derived`` (nothing for most families)."""
+    rule = _DERIVATIONS.get(keys.model_type)
+    if rule is not None:
+        keys.derived.update(rule(keys))
+
+
+def layer_overrides(keys: Keys, n: int) -> dict[int, dict[str, Any]]:
+    """``per_layer_config``: a sparse map from layer index to the attributes that differ there."""
+    value = keys.raw("per_layer_config")
+    if value is None:
+        return {}
+    field = keys.field("per_layer_config")
+    if not isinstance(value, dict):
+        raise ConfigError("must map layer indices to objects of overrides", field=field)
+    out: dict[int, dict[str, Any]] = {}
+    for index, overrides in value.items():
+        try:
+            i = int(index)
+        except (TypeError, ValueError):
+            raise ConfigError(
+                f"has a key {index!r} that is no layer index"[:200], field=field
+            ) from None
+        if not 0 <= i < n or not isinstance(overrides, dict):
+            raise ConfigError(
+                f"entry {index!r} must be a layer below {n} with an object of overrides"[:200],
+                field=field,
+            )
+        out[i] = overrides
+    return out
+
+
+def _layer_count(keys: Keys, default: int) -> int:
+    return keys.int("num_hidden_layers", default, maximum=MAX_LAYERS)
+
+
+def _types(keys: Keys, n: int) -> list[Any] | None:
+    return keys.list("layer_types", n)
+
+
+def _gemma4(keys: Keys) -> dict[str, Any]:
+    """Gemma4TextConfig: every 6th layer global unless layer_types says, the last layer always
+    global; global layers take ``global_head_dim`` (default 512) and, when
+    ``attention_k_eq_v``, ``num_global_key_value_heads``."""
+    n = _layer_count(keys, 30)
+    types = _types(keys, n) or [
+        "sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)
+    ]
+    types = [*types[:-1], "full_attention"] if types else types
+    out: dict[str, Any] = {"layer_types": types}
+    if keys.raw("use_bidirectional_attention") == "all" and keys.has("sliding_window"):
+        out["sliding_window"] = keys.int("sliding_window") // 2 + 1
+    if not keys.has("per_layer_config"):
+        overrides: dict[str, Any] = {"head_dim": keys.int("global_head_dim", 512)}
+        if keys.bool("attention_k_eq_v") and keys.has("num_global_key_value_heads"):
+            overrides["num_key_value_heads"] = keys.raw("num_global_key_value_heads")
+        out["per_layer_config"] = {
+            i: overrides for i, kind in enumerate(types) if kind == "full_attention"
+        }
+    return out
+
+
+def _step3p7(keys: Keys) -> dict[str, Any]:
+    """Step3p5Config (step3p7's text model): per-layer lists padded with one entry per MTP layer
+    are trimmed to the model's depth; MoE at ``moe_layers_enum`` or from layer 3 on (not
+    ``first_k_dense_replace``); sliding layers take ``num_sliding_attention_heads`` (or the legacy
+    ``attention_other_setting``)."""
+    n = _layer_count(keys, 45)
+    out: dict[str, Any] = {}
+    for key in ("layer_types", "mlp_layer_types"):
+        value = keys.raw(key)
+        if isinstance(value, list) and len(value) > n:
+            out[key] = value[:n]
+    types = out.get("layer_types") or _types(keys, n) or ["full_attention"] * n
+    out["layer_types"] = types
+    if not keys.has("mlp_layer_types"):
+        listed = keys.raw("moe_layers_enum")
+        if listed is not None:
+            items = listed.split(",") if isinstance(listed, str) else listed
+            moe = {int(i) for i in items if str(i).strip()}
+        else:
+            moe = set(range(3, n))
+        out["mlp_layer_types"] = ["sparse" if i in moe else "dense" for i in range(n)]
+    if not keys.has("per_layer_config"):
+        heads = keys.raw("num_sliding_attention_heads")
+        other = keys.raw("attention_other_setting")
+        if heads is None and isinstance(other, dict):
+            heads = other.get("num_attention_heads")
+        if heads is None:
+            heads = keys.raw("num_attention_heads")
+        out["per_layer_config"] = {
+            i: {"num_attention_heads": heads}
+            for i, kind in enumerate(types)
+            if kind == "sliding_attention"
+        }
+    return out
+
+
+_DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
+    "gemma4_text": _gemma4,
+    "step3p5": _step3p7,
+    "step3p7": _step3p7,
+}

@@ -1,0 +1,77 @@
+"""Parameters of one layer's attention, from its cache shape (``Attention``) and the family's row.
+
+Plain attention (q/k/v/o with the biases, q/k norms, output gates and sinks the layout names),
+MLA with its optional q-LoRA, and the DSA lightning indexer, in the layouts of transformers 5.24.
+"""
+
+from __future__ import annotations
+
+from ..config.keys import Keys
+from .layouts import ALWAYS, CONFIG, PER_HEAD, WHOLE_PROJECTION, Layout
+from .spec import Attention
+
+
+def output_gate(keys: Keys, lay: Layout) -> int:
+    """2 when q_proj also projects a sigmoid gate for the attention output, else 1."""
+    return 2 if lay.output_gate and keys.bool("attn_output_gate", True) else 1
+
+
+def _biases(keys: Keys, lay: Layout) -> tuple[bool, bool]:
+    """Whether the q/k/v projections and the o projection carry a bias."""
+    stated = lay.all_biases or keys.bool("attention_bias") or keys.bool("bias")
+    qkv = lay.qkv_bias == ALWAYS or (lay.qkv_bias == CONFIG and stated)
+    if lay.o_bias_key is not None:
+        return qkv, keys.bool(lay.o_bias_key)
+    return qkv, lay.o_bias == ALWAYS or (lay.o_bias == CONFIG and stated)
+
+
+def _qk_norm(keys: Keys, lay: Layout, att: Attention) -> int:
+    if lay.qk_norm_if is not None and keys.raw(lay.qk_norm_if) is not True:
+        return 0
+    if lay.qk_norm == PER_HEAD:
+        return 2 * att.head_dim
+    if lay.qk_norm == WHOLE_PROJECTION:
+        return (att.num_heads + att.num_kv_heads) * att.head_dim
+    return 0
+
+
+def attention_params(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
+    mt = keys.model_type
+    if att.is_mla:
+        return _mla(keys, h, att)
+    q_out = att.num_heads * att.head_dim
+    kv_out = att.num_kv_heads * (att.head_dim + att.v_head_dim)
+    o_in = att.num_heads * att.v_head_dim
+    gate = output_gate(keys, lay)
+    n = h * q_out * gate + h * kv_out + o_in * h
+    qkv_bias, o_bias = _biases(keys, lay)
+    n += (q_out * gate + kv_out if qkv_bias else 0) + (h if o_bias else 0)
+    n += _qk_norm(keys, lay, att)
+    if lay.sinks:
+        n += att.num_heads
+    elif mt == "mimo_v2_flash":
+        key = "add_swa_attention_sink_bias" if att.window else "add_full_attention_sink_bias"
+        n += att.num_heads if keys.bool(key) else 0
+    return n
+
+
+def _mla(keys: Keys, h: int, att: Attention) -> int:
+    heads = att.num_heads
+    q_head = att.head_dim  # qk_nope_head_dim + qk_rope_head_dim
+    rank = att.kv_lora_rank or 0
+    rope = att.qk_rope_head_dim or 0
+    nope = q_head - rope
+    q_lora = keys.opt_int("q_lora_rank")
+    bias = keys.bool("attention_bias")
+    if q_lora:  # q_a_proj (+bias), q_a_layernorm, q_b_proj
+        n = h * q_lora + (q_lora if bias else 0) + q_lora + q_lora * heads * q_head
+    else:
+        n = h * heads * q_head
+    n += h * (rank + rope) + (rank + rope if bias else 0)  # kv_a_proj_with_mqa
+    n += rank + rank * heads * (nope + att.v_head_dim)  # kv_a_layernorm, kv_b_proj
+    n += heads * att.v_head_dim * h + (h if bias else 0)  # o_proj
+    if att.indexer_head_dim:  # DSA lightning indexer: wq_b, wk, k_norm (LayerNorm), weights_proj
+        d = att.indexer_head_dim
+        ih = keys.int("index_n_heads", 64)
+        n += (q_lora or h) * ih * d + h * d + 2 * d + h * ih
+    return n

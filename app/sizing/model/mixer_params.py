@@ -1,0 +1,38 @@
+"""Parameters of one linear-attention / Mamba mixer, from its state shape (``State``)."""
+
+from __future__ import annotations
+
+import math
+
+from ..config.keys import Keys
+from .spec import State
+
+
+def mixer_params(keys: Keys, h: int, st: State) -> int:
+    if st.kind == "gated_deltanet":
+        kh, kd, vh, vd = st.groups, st.state_size, st.heads, st.head_dim
+        conv_dim = 2 * kh * kd + vh * vd
+        in_proj = h * (2 * kh * kd + 2 * vh * vd) + h * 2 * vh  # qkvz + ba
+        return in_proj + conv_dim * st.conv_kernel + 2 * vh + vd + vh * vd * h
+    if st.kind == "mamba2":
+        inner, heads = st.intermediate, st.heads
+        conv_dim = inner + 2 * st.groups * st.state_size
+        proj_bias = keys.bool("use_bias") or keys.bool("mamba_proj_bias")
+        conv_bias = keys.bool("use_conv_bias", True) and keys.bool("mamba_conv_bias", True)
+        n = h * (inner + conv_dim + heads) + ((inner + conv_dim + heads) if proj_bias else 0)
+        n += conv_dim * st.conv_kernel + (conv_dim if conv_bias else 0)
+        n += 3 * heads  # dt_bias, A_log, D
+        if keys.model_type == "nemotron_h" or keys.bool("mamba_rms_norm"):
+            n += inner  # gated RMSNorm over the inner width
+        return n + inner * h + (h if proj_bias else 0)
+    # Mamba-1 (Jamba): in_proj, conv1d+bias, x_proj, dt_proj+bias, A_log, D, out_proj, norms
+    inner, d_state = st.intermediate, st.state_size
+    rank_raw = keys.raw("mamba_dt_rank", "auto")
+    rank = math.ceil(h / 16) if rank_raw == "auto" else keys.int("mamba_dt_rank")
+    n = h * 2 * inner + inner * st.conv_kernel + inner + inner * (rank + 2 * d_state)
+    n += rank * inner + inner + inner * d_state + inner + inner * h
+    if keys.bool("mamba_proj_bias"):
+        n += 2 * inner + h
+    if keys.model_type == "jamba":
+        n += rank + 2 * d_state  # dt/B/C layernorms
+    return n
