@@ -134,10 +134,6 @@ def _attention_kinds(
 
 
 def _attention(keys: Keys, dims: Dims, kind: str, window: int | None) -> Attention:
-    if kind == FULL and keys.has("global_head_dim"):  # Gemma 4 global layers
-        head_dim = keys.int("global_head_dim")
-        kv = keys.opt_int("num_global_key_value_heads", maximum=MAX_HEADS) or dims.kv_heads
-        return Attention(kind, dims.heads, kv, head_dim, head_dim)
     if keys.has("kv_lora_rank"):
         indexer = keys.opt_int("index_head_dim") if keys.has("index_topk") else None
         return Attention(
@@ -151,7 +147,16 @@ def _attention(keys: Keys, dims: Dims, kind: str, window: int | None) -> Attenti
             qk_rope_head_dim=keys.int("qk_rope_head_dim"),
             indexer_head_dim=indexer,
         )
-    return Attention(kind, dims.heads, dims.kv_heads, dims.head_dim, dims.v_head_dim, window)
+    k_eq_v = kind == FULL and keys.bool("attention_k_eq_v")  # Gemma 4 global layers
+    return Attention(
+        kind,
+        dims.heads,
+        dims.kv_heads,
+        dims.head_dim,
+        dims.v_head_dim,
+        window,
+        values_from_keys=k_eq_v,
+    )
 
 
 def _sliding_attention(keys: Keys, dims: Dims, size: int | None) -> Attention:

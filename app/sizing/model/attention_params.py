@@ -25,13 +25,13 @@ def _biases(keys: Keys, lay: Layout) -> tuple[bool, bool]:
     return qkv, lay.o_bias == ALWAYS or (lay.o_bias == CONFIG and stated)
 
 
-def _qk_norm(keys: Keys, lay: Layout, att: Attention) -> int:
+def _qk_norm(keys: Keys, lay: Layout, att: Attention, k_weights: bool) -> int:
     if lay.qk_norm_if is not None and keys.raw(lay.qk_norm_if) is not True:
         return 0
     if lay.qk_norm == PER_HEAD:
-        return 2 * att.head_dim
+        return (2 if k_weights else 1) * att.head_dim
     if lay.qk_norm == WHOLE_PROJECTION:
-        return (att.num_heads + att.num_kv_heads) * att.head_dim
+        return (att.num_heads + (att.num_kv_heads if k_weights else 0)) * att.head_dim
     return 0
 
 
@@ -39,14 +39,20 @@ def attention_params(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
     mt = keys.model_type
     if att.is_mla:
         return _mla(keys, h, att)
+    # A layer reusing an earlier layer's cache may carry no k/v weights (Gemma 4), and a layer
+    # whose keys are its values carries no v_proj (Gemma 4 attention_k_eq_v).
+    k_weights = lay.shared_kv_weights or not att.shared
     q_out = att.num_heads * att.head_dim
-    kv_out = att.num_kv_heads * (att.head_dim + att.v_head_dim)
+    k_out = att.num_kv_heads * att.head_dim if k_weights else 0
+    v_out = att.num_kv_heads * att.v_head_dim if k_weights and not att.values_from_keys else 0
     o_in = att.num_heads * att.v_head_dim
     gate = output_gate(keys, lay)
-    n = h * q_out * gate + h * kv_out + o_in * h
+    n = h * (q_out * gate + k_out + v_out) + o_in * h
     qkv_bias, o_bias = _biases(keys, lay)
-    n += (q_out * gate + kv_out if qkv_bias else 0) + (h if o_bias else 0)
-    n += _qk_norm(keys, lay, att)
+    n += (q_out * gate + k_out + v_out if qkv_bias else 0) + (h if o_bias else 0)
+    n += _qk_norm(keys, lay, att, k_weights)
+    if lay.head_gate:
+        n += h * att.num_heads
     if lay.sinks:
         n += att.num_heads
     elif mt == "mimo_v2_flash":

@@ -43,8 +43,14 @@ class Layout:
     qk_norm_if: str | None = None  # a config key that switches the q/k norm on (use_qk_norm)
     output_gate: bool = False  # q_proj doubled for a sigmoid gate (Qwen3-Next attn_output_gate)
     sinks: bool = False  # one learned sink logit per head (gpt-oss)
+    head_gate: bool = False  # a sigmoid gate per head on the attention output (g_proj: heads × h)
+    shared_kv_weights: bool = True  # False: layers reusing an earlier cache have no k/v weights
     mlp_gated: bool = True  # gate/up/down (SwiGLU); False: up/down
     mlp_params: int = 0  # parameters an MLP holds besides its matrices (Apertus' xIELU: 2)
+    moe_beside_mlp: bool = False  # a dense MLP and the routed experts side by side in a layer
+    moe_norms: int = 0  # norms an MoE block adds to the layer's own
+    router_scales: bool = False  # the router also scales each hidden dim and each expert
+    per_layer_inputs: bool = False  # a token embedding per layer (Gemma 3n/4 PLE)
     learned_positions: bool = False  # absolute position embedding of n_positions rows
     tied: bool = False  # tie_word_embeddings when the config does not say
 
@@ -89,6 +95,14 @@ LAYOUTS: dict[str, Layout] = {
     "gemma": GEMMA,
     "gemma2": GEMMA2,
     "gemma3_text": GEMMA2.with_(qk_norm=PER_HEAD),
+    "gemma4_text": GEMMA2.with_(
+        qk_norm=PER_HEAD,
+        shared_kv_weights=False,
+        moe_beside_mlp=True,
+        moe_norms=3,
+        router_scales=True,
+        per_layer_inputs=True,
+    ),
     "cohere": Layout(block_norms=1, tied=True, qk_norm=WHOLE_PROJECTION, qk_norm_if="use_qk_norm"),
     "cohere2": Layout(block_norms=1, tied=True),
     "olmo": Layout(norm=PARAMETER_FREE),
@@ -104,6 +118,8 @@ LAYOUTS: dict[str, Layout] = {
     "qwen3_vl_text": QWEN3,
     "qwen3_vl_moe_text": QWEN3,
     "qwen3_next": GATED_DELTANET,
+    "step3p5": QWEN3.with_(head_gate=True),  # Step-3.7's text model
+    "step3p7": QWEN3.with_(head_gate=True),  # its config.json written flat
     "qwen3_5_text": GATED_DELTANET,
     "qwen3_5_moe_text": GATED_DELTANET,
 }

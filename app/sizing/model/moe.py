@@ -28,7 +28,9 @@ class Moe:
             ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")
         )
         self.experts = keys.int(experts_key, minimum=0, maximum=MAX_EXPERTS) if experts_key else 0
-        top_key = keys.first(("num_experts_per_tok", "experts_per_token", "moe_top_k"))
+        top_key = keys.first(
+            ("num_experts_per_tok", "experts_per_token", "moe_top_k", "top_k_experts")
+        )
         self.top_k = keys.int(top_key, maximum=MAX_EXPERTS) if top_key and self.experts else 0
         self.top_k = min(self.top_k, self.experts)
         self.gated = self.layout.mlp_gated
@@ -97,9 +99,18 @@ class Moe:
             n += (2 * inter if self.gated else inter) + self.h
         return n
 
-    def mlp(self, i: int) -> tuple[int, int]:
-        keys, _h = self.keys, self.h
+    def mlp(self, i: int, reuses_cache: bool = False) -> tuple[int, int]:
+        """Layer i's MLP: dense, MoE, or (Gemma 4) a dense MLP beside the MoE block.
+        ``reuses_cache``: the layer reuses an earlier layer's cache (Gemma 4's double-wide MLP)."""
+        keys = self.keys
         bias = keys.bool("mlp_bias") or keys.bool("bias") or self.layout.all_biases
+        if self.layout.moe_beside_mlp:
+            wide = 2 if reuses_cache and keys.bool("use_double_wide_mlp") else 1
+            dense = self._mlp(wide * self._dense_intermediate(), bias)
+            if not (self.experts and keys.bool("enable_moe_block")):
+                return dense, dense
+            total, active = self._moe_block(bias)
+            return dense + total, dense + active
         if not self.is_moe(i):
             n = self._mlp(self._dense_intermediate(), bias)
             return n, n
@@ -107,26 +118,33 @@ class Moe:
 
     def _moe_block(self, bias: bool) -> tuple[int, int]:
         keys, h, e, k = self.keys, self.h, self.experts, self.top_k
-        mt = keys.model_type
         per_expert = (3 if self.gated else 2) * self.expert_width * self.expert_inter
-        router = e * h + self.latent_projections
-        if mt == "gpt_oss":  # router bias and expert biases (gate_up and down)
+        router = e * h + self.latent_projections + self.layout.moe_norms * h
+        if self.layout.router_scales:  # a scale per hidden dim and per expert (Gemma 4)
+            router += h + e
+        if keys.model_type == "gpt_oss":  # router bias and expert biases (gate_up and down)
             router += e
             per_expert += 2 * self.expert_inter + h
-        shared = 0
-        if keys.has("shared_expert_intermediate_size"):  # Qwen-style single shared expert + gate
-            inter = keys.int("shared_expert_intermediate_size", minimum=0)
-            shared = self._mlp(inter, False) + h if inter else 0
-        elif keys.has("moe_shared_expert_intermediate_size"):  # Nemotron-H
-            shared = self._mlp(keys.int("moe_shared_expert_intermediate_size"), False)
-        elif keys.has("n_shared_experts"):  # DeepSeek/GLM: one MLP n_shared times as wide
-            count = keys.int("n_shared_experts", minimum=0, maximum=MAX_EXPERTS)
-            shared = self._mlp(count * self.expert_inter, False) if count else 0
-        elif mt == "llama4_text":  # one shared expert at intermediate_size
-            shared = self._mlp(keys.int("intermediate_size"), False)
+        shared = self._shared_experts()
         total = router + shared + e * per_expert
         self.routed += e * per_expert
         return total, router + shared + k * per_expert
+
+    def _shared_experts(self) -> int:
+        """The always-active shared expert(s) beside the routed ones, by the key that sizes them."""
+        keys, h = self.keys, self.h
+        if keys.has("shared_expert_intermediate_size"):  # Qwen-style single shared expert + gate
+            inter = keys.int("shared_expert_intermediate_size", minimum=0)
+            return self._mlp(inter, False) + h if inter else 0
+        for key in ("moe_shared_expert_intermediate_size", "share_expert_dim"):  # Nemotron-H, Step
+            if keys.has(key):
+                return self._mlp(keys.int(key), False)
+        if keys.has("n_shared_experts"):  # DeepSeek/GLM: one MLP n_shared times as wide
+            count = keys.int("n_shared_experts", minimum=0, maximum=MAX_EXPERTS)
+            return self._mlp(count * self.expert_inter, False) if count else 0
+        if keys.model_type == "llama4_text":  # one shared expert at intermediate_size
+            return self._mlp(keys.int("intermediate_size"), False)
+        return 0
 
     def nemotron_block(self, i: int) -> tuple[int, int]:
         if self.nemotron_moe(i):

@@ -39,6 +39,8 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
     total = embedding + lm_head + (norm_params(lay, h) if lay.final_norm else 0)
     if lay.learned_positions:
         total += keys.int("n_positions", maximum=1 << 24) * h
+    if lay.per_layer_inputs:
+        total += per_layer_input_params(keys, h, len(layers))
     moe = Moe(keys, dims)
     active = total
     for layer in layers:
@@ -50,6 +52,16 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
     return ParamCounts(
         total, active, embedding, lm_head, mtp, exact, routed, moe.experts, moe.top_k
     )
+
+
+def per_layer_input_params(keys: Keys, h: int, n_layers: int) -> int:
+    """Gemma 4's per-layer embeddings (PLE): a table of hidden_size_per_layer_input per layer
+    per token, a projection from the hidden state into it, and its norm."""
+    p = keys.int("hidden_size_per_layer_input", 0, minimum=0)
+    if not p:
+        return 0
+    vocab = keys.int("vocab_size_per_layer_input", maximum=MAX_VOCAB)
+    return vocab * n_layers * p + h * n_layers * p + p
 
 
 def norm_params(lay: Layout, width: int) -> int:
@@ -70,12 +82,16 @@ def _layer(keys: Keys, dims: Dims, lay: Layout, layer: LayerSpec, moe: Moe) -> t
     if mt == "falcon" and not keys.bool("new_decoder_architecture"):
         norms = 1  # parallel attention + MLP share one input LayerNorm
     n += norms * norm_params(lay, h)
+    if lay.per_layer_inputs:  # gate, projection and norm of the layer's own token embedding
+        p = keys.int("hidden_size_per_layer_input", 0, minimum=0)
+        n += 2 * h * p + h if p else 0
     if mt == "nemotron_h" and layer.attention is None and layer.state is None:
         mlp_total, mlp_active = moe.nemotron_block(layer.index)
     elif mt == "nemotron_h":
         mlp_total = mlp_active = 0  # mixer-only block
     else:
-        mlp_total, mlp_active = moe.mlp(layer.index)
+        reuses = layer.attention is not None and layer.attention.shared
+        mlp_total, mlp_active = moe.mlp(layer.index, reuses)
     return n + mlp_total, n + mlp_active
 
 

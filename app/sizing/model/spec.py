@@ -33,6 +33,7 @@ class Attention:
     qk_rope_head_dim: int | None = None  # MLA decoupled RoPE key
     indexer_head_dim: int | None = None  # DeepSeek sparse attention (DSA) indexer key size
     shared: bool = False  # reuses an earlier layer's cache (Gemma 3n num_kv_shared_layers)
+    values_from_keys: bool = False  # no v_proj: the keys are the values (Gemma 4 attention_k_eq_v)
 
     @property
     def is_mla(self) -> bool:
