@@ -68,14 +68,9 @@ def test_state_differs_from_transformers_by_exactly_one_conv_position_and_fp32(e
     expected_gap = 0
     for lay in state_layers:
         st = lay.state
-        if st.kind == "gated_deltanet":
-            conv_dim = 2 * st.groups * st.state_size + st.heads * st.head_dim
-            recurrent = st.heads * st.head_dim * st.state_size
-        else:
-            conv_dim = st.intermediate + 2 * st.groups * st.state_size
-            recurrent = st.heads * st.head_dim * st.state_size
         ours_ssm = st.ssm_dtype_bytes or 2
-        expected_gap += conv_dim * 2 + recurrent * (4 - ours_ssm)  # one conv position + fp32
+        # one conv position in bf16 + the recurrent state's fp32 over ours
+        expected_gap += st.conv_channels() * 2 + st.recurrent_elements() * (4 - ours_ssm)
     assert entry["state_bytes_per_sequence"] - ours == expected_gap
     assert (
         sum(transformers_state_bytes(lay.state) for lay in state_layers)

@@ -115,8 +115,47 @@ def _step3p7(keys: Keys) -> dict[str, Any]:
     return out
 
 
+def _kimi_linear(keys: Keys) -> dict[str, Any]:
+    """KimiLinearConfig: the checkpoint's ``linear_attn_config`` gives the KDA heads, head size
+    and kernel, and its 1-indexed ``full_attn_layers`` / ``kda_layers`` the layer types (else
+    MLA every 4th layer from layer 4); the first ``first_k_dense_replace`` (1) layers are dense."""
+    n = _layer_count(keys, 27)
+    sub = keys.raw("linear_attn_config")
+    sub = sub if isinstance(sub, dict) else {}
+    out: dict[str, Any] = {}
+    for flat, nested in (
+        ("linear_head_dim", "head_dim"),
+        ("linear_num_heads", "num_heads"),
+        ("linear_conv_kernel_dim", "short_conv_kernel_size"),
+    ):
+        if nested in sub:
+            out[flat] = sub[nested]
+    if not keys.has("layer_types"):
+        full, kda = sub.get("full_attn_layers"), sub.get("kda_layers")
+        if isinstance(full, list) and isinstance(kda, list):
+            types: list[Any] = [None] * n
+            for kind, listed in (("full_attention", full), ("linear_attention", kda)):
+                for layer in listed:
+                    if not isinstance(layer, int) or not 1 <= layer <= n:
+                        raise ConfigError(
+                            f"lists layer {layer!r}; layers are numbered 1 to {n}"[:200],
+                            field=keys.field("linear_attn_config"),
+                        )
+                    types[layer - 1] = kind
+            out["layer_types"] = types
+        else:
+            out["layer_types"] = [
+                "full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(n)
+            ]
+    if not keys.has("mlp_layer_types"):
+        first = keys.int("first_k_dense_replace", 1, minimum=0, maximum=MAX_LAYERS)
+        out["mlp_layer_types"] = ["dense" if i < first else "sparse" for i in range(n)]
+    return out
+
+
 _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
+    "kimi_linear": _kimi_linear,
     "step3p5": _step3p7,
     "step3p7": _step3p7,
 }

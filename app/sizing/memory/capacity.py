@@ -113,7 +113,9 @@ def _state_violation(kind: str, heads: int, groups: int, inner: int, tp: int) ->
             return f"Mamba-2 heads ({heads}) must be divisible by tp ({tp})"
         if groups % tp and groups != 1:
             return f"Mamba-2 n_groups ({groups}) must be divisible by tp ({tp}) or equal 1"
-    if kind == "mamba1" and inner % tp:
+    if kind in ("kda", "lightning") and heads % tp:
+        return f"linear-attention heads ({heads}) must be divisible by tp ({tp})"
+    if kind in ("mamba1", "short_conv") and inner % tp:
         return f"Mamba intermediate size ({inner}) must be divisible by tp ({tp})"
     return None
 

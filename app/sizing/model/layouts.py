@@ -52,6 +52,7 @@ class Layout:
     router_scales: bool = False  # the router also scales each hidden dim and each expert
     per_layer_inputs: bool = False  # a token embedding per layer (Gemma 3n/4 PLE)
     learned_positions: bool = False  # absolute position embedding of n_positions rows
+    state_kind: str | None = None  # its linear-attention layers' state (spec.State kinds)
     tied: bool = False  # tie_word_embeddings when the config does not say
 
     def with_(self, **changes: object) -> Layout:
@@ -118,6 +119,7 @@ LAYOUTS: dict[str, Layout] = {
     "qwen3_vl_text": QWEN3,
     "qwen3_vl_moe_text": QWEN3,
     "qwen3_next": GATED_DELTANET,
+    "kimi_linear": LLAMA.with_(state_kind="kda"),  # Kimi Delta Attention beside MLA layers
     "step3p5": QWEN3.with_(head_gate=True),  # Step-3.7's text model
     "step3p7": QWEN3.with_(head_gate=True),  # its config.json written flat
     "qwen3_5_text": GATED_DELTANET,

@@ -100,6 +100,19 @@ def _mixer(keys: Keys, h: int, st: State, base: str) -> list[Linear]:
             Linear(f"{name}.in_proj_ba", MIXER, 2 * vh, h),
             Linear(f"{name}.out_proj", MIXER, h, vh * vd),
         ]
+    if st.kind == "kda":
+        name, width, d = f"{base}.self_attn", st.heads * st.head_dim, st.head_dim
+        return [
+            Linear(f"{name}.q_proj", MIXER, width, h),
+            Linear(f"{name}.k_proj", MIXER, width, h),
+            Linear(f"{name}.v_proj", MIXER, width, h),
+            Linear(f"{name}.forget_gate.f_a_proj", MIXER, d, h),
+            Linear(f"{name}.forget_gate.f_b_proj", MIXER, width, d),
+            Linear(f"{name}.b_proj", MIXER, st.heads, h),
+            Linear(f"{name}.g_a_proj", MIXER, d, h),
+            Linear(f"{name}.g_b_proj", MIXER, width, d),
+            Linear(f"{name}.o_proj", MIXER, h, width),
+        ]
     name = f"{base}.mamba" if keys.model_type in ("jamba", "falcon_h1") else f"{base}.mixer"
     inner = st.intermediate
     if st.kind == "mamba2":

@@ -14,6 +14,14 @@ def mixer_params(keys: Keys, h: int, st: State) -> int:
         conv_dim = 2 * kh * kd + vh * vd
         in_proj = h * (2 * kh * kd + 2 * vh * vd) + h * 2 * vh  # qkvz + ba
         return in_proj + conv_dim * st.conv_kernel + 2 * vh + vd + vh * vd * h
+    if st.kind == "kda":  # q/k/v, their convs, forget gate (f_a/f_b, dt_bias, A_log), beta,
+        # output gate (g_a/g_b), gated o_norm, o_proj
+        heads, d = st.heads, st.head_dim
+        width = heads * d
+        n = 3 * h * width + 3 * width * st.conv_kernel
+        n += h * d + d * width + width + heads  # forget gate
+        n += h * heads + h * d + d * width + d  # b_proj, g_a, g_b, o_norm
+        return n + width * h
     if st.kind == "mamba2":
         inner, heads = st.intermediate, st.heads
         conv_dim = inner + 2 * st.groups * st.state_size

@@ -29,7 +29,13 @@ class Moe:
         )
         self.experts = keys.int(experts_key, minimum=0, maximum=MAX_EXPERTS) if experts_key else 0
         top_key = keys.first(
-            ("num_experts_per_tok", "experts_per_token", "moe_top_k", "top_k_experts")
+            (
+                "num_experts_per_tok",
+                "num_experts_per_token",
+                "experts_per_token",
+                "moe_top_k",
+                "top_k_experts",
+            )
         )
         self.top_k = keys.int(top_key, maximum=MAX_EXPERTS) if top_key and self.experts else 0
         self.top_k = min(self.top_k, self.experts)
@@ -139,8 +145,9 @@ class Moe:
         for key in ("moe_shared_expert_intermediate_size", "share_expert_dim"):  # Nemotron-H, Step
             if keys.has(key):
                 return self._mlp(keys.int(key), False)
-        if keys.has("n_shared_experts"):  # DeepSeek/GLM: one MLP n_shared times as wide
-            count = keys.int("n_shared_experts", minimum=0, maximum=MAX_EXPERTS)
+        count_key = keys.first(("n_shared_experts", "num_shared_experts"))
+        if count_key:  # DeepSeek/GLM/Kimi: one MLP n_shared times as wide
+            count = keys.int(count_key, minimum=0, maximum=MAX_EXPERTS)
             return self._mlp(count * self.expert_inter, False) if count else 0
         if keys.model_type == "llama4_text":  # one shared expert at intermediate_size
             return self._mlp(keys.int("intermediate_size"), False)

@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..config.bounds import check_config_size
-from ..config.coverage import refuse_unmodelled_family, refuse_unmodelled_features
+from ..config.coverage import (
+    refuse_families_without_transformers_code,
+    refuse_unmodelled_family,
+    refuse_unmodelled_features,
+)
 from ..config.derived import derive
 from ..config.keys import Keys, reject_non_decoders, unwrap
 from ..config.limits import context_limit, stated_positions
@@ -37,6 +41,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
     check_config_size(raw)
     keys, wrapper, notes = unwrap(raw)
     reject_non_decoders(keys, wrapper)
+    refuse_families_without_transformers_code(keys)
     derive(keys)
     refuse_unmodelled_features(keys)
     dims = decoder_dims(keys)

@@ -5,12 +5,33 @@ from __future__ import annotations
 from ..config.keys import MAX_HEADS, Keys
 from ..errors import UnsupportedArchitectureError
 from .dtypes import state_dtype_bytes
+from .layouts import layout_of
 from .spec import State
 
 
 def build_state(keys: Keys, hidden: int) -> State:
     """The state shape of the config's linear-attention / Mamba layers (whole model, tp=1)."""
+    lay = layout_of(keys.model_type)
+    if lay is not None and lay.state_kind == "kda":
+        return _kda(keys)
     return _state(keys, hidden)
+
+
+def _kda(keys: Keys) -> State:
+    """Kimi Delta Attention: q/k/v each heads × head_dim wide, all three convolved; the
+    recurrent state is fp32 whatever the model dtype (vLLM ``kda_state_dtype``)."""
+    heads = keys.int("linear_num_heads", 32, maximum=MAX_HEADS)
+    head_dim = keys.int("linear_head_dim", 128)
+    return State(
+        "kda",
+        keys.int("linear_conv_kernel_dim", 4),
+        heads=heads,
+        head_dim=head_dim,
+        state_size=head_dim,
+        groups=heads,
+        ssm_dtype_bytes=4,
+        ssm_dtype_key="vLLM kda_state_dtype (always float32)",
+    )
 
 
 def _state(keys: Keys, hidden: int) -> State:
