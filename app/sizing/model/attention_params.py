@@ -20,6 +20,8 @@ def _biases(keys: Keys, lay: Layout) -> tuple[bool, bool]:
     """Whether the q/k/v projections and the o projection carry a bias."""
     stated = lay.all_biases or keys.bool("attention_bias") or keys.bool("bias")
     qkv = lay.qkv_bias == ALWAYS or (lay.qkv_bias == CONFIG and stated)
+    if lay.qkv_bias_key is not None:
+        qkv = qkv or keys.bool(lay.qkv_bias_key)
     if lay.o_bias_key is not None:
         return qkv, keys.bool(lay.o_bias_key)
     return qkv, lay.o_bias == ALWAYS or (lay.o_bias == CONFIG and stated)
@@ -29,10 +31,12 @@ def _qk_norm(keys: Keys, lay: Layout, att: Attention, k_weights: bool) -> int:
     if lay.qk_norm_if is not None and keys.raw(lay.qk_norm_if) is not True:
         return 0
     if lay.qk_norm == PER_HEAD:
-        return (2 if k_weights else 1) * att.head_dim
-    if lay.qk_norm == WHOLE_PROJECTION:
-        return (att.num_heads + (att.num_kv_heads if k_weights else 0)) * att.head_dim
-    return 0
+        n = (2 if k_weights else 1) * att.head_dim
+    elif lay.qk_norm == WHOLE_PROJECTION:
+        n = (att.num_heads + (att.num_kv_heads if k_weights else 0)) * att.head_dim
+    else:
+        return 0
+    return 2 * n if lay.qk_norm_bias else n
 
 
 def attention_params(keys: Keys, h: int, lay: Layout, att: Attention) -> int:

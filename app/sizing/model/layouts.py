@@ -37,15 +37,19 @@ class Layout:
     final_norm: bool = True
     qkv_bias: str = CONFIG
     o_bias: str = CONFIG
+    qkv_bias_key: str | None = None  # a key of its own for the q/k/v bias (StableLM use_qkv_bias)
     o_bias_key: str | None = None  # a key of its own for the o bias (Seed-OSS attention_out_bias)
     all_biases: bool = False  # every Linear / Conv1D has a bias (GPT-2)
     qk_norm: str = NO_QK_NORM
     qk_norm_if: str | None = None  # a config key that switches the q/k norm on (use_qk_norm)
+    qk_norm_bias: bool = False  # the q/k norms are LayerNorms with a bias
     output_gate: bool = False  # q_proj doubled for a sigmoid gate (Qwen3-Next attn_output_gate)
     sinks: bool = False  # one learned sink logit per head (gpt-oss)
     head_gate: bool = False  # a sigmoid gate per head on the attention output (g_proj: heads × h)
     shared_kv_weights: bool = True  # False: layers reusing an earlier cache have no k/v weights
     mlp_gated: bool = True  # gate/up/down (SwiGLU); False: up/down
+    mlp_bias: str = CONFIG  # CONFIG: mlp_bias (or bias); ALWAYS
+    parallel_key: str | None = None  # a key that, when true, runs attention and MLP off one norm
     mlp_params: int = 0  # parameters an MLP holds besides its matrices (Apertus' xIELU: 2)
     moe_beside_mlp: bool = False  # a dense MLP and the routed experts side by side in a layer
     moe_norms: int = 0  # norms an MoE block adds to the layer's own
@@ -108,6 +112,43 @@ LAYOUTS: dict[str, Layout] = {
     "cohere2": Layout(block_norms=1, tied=True),
     "olmo": Layout(norm=PARAMETER_FREE),
     "olmo2": OLMO2,
+    "olmo3": OLMO2,
+    "seed_oss": LLAMA.with_(o_bias_key="attention_out_bias"),
+    "apertus": QWEN3.with_(mlp_gated=False, mlp_params=2),  # xIELU: alpha_p, alpha_n
+    "ministral": LLAMA,
+    "ministral3": LLAMA,
+    "helium": LLAMA,
+    "internlm3": LLAMA,
+    "exaone": LLAMA,
+    "iquestcoder": LLAMA,
+    "cwm": LLAMA,
+    "glm": LLAMA.with_(o_bias=NEVER),
+    "hyperclovax": LLAMA.with_(block_norms=4),
+    "vaultgemma": GEMMA,
+    "jais2": Layout(norm=LAYERNORM, mlp_gated=False),
+    "nanochat": Layout(norm=PARAMETER_FREE, mlp_gated=False),  # RMSNorms without weights
+    "stablelm": Layout(
+        norm=LAYERNORM,
+        qkv_bias=NEVER,
+        qkv_bias_key="use_qkv_bias",
+        o_bias=NEVER,
+        qk_norm=WHOLE_PROJECTION,  # one LayerNorm per head, without bias
+        qk_norm_if="qk_layernorm",
+        parallel_key="use_parallel_residual",
+    ),
+    "persimmon": Layout(
+        norm=LAYERNORM,
+        qkv_bias=ALWAYS,
+        o_bias=ALWAYS,
+        qk_norm=PER_HEAD,
+        qk_norm_if="qk_layernorm",
+        qk_norm_bias=True,
+        mlp_gated=False,
+        mlp_bias=ALWAYS,
+    ),
+    "mellum": QWEN3,
+    "solar_open": LLAMA,
+    "youtu": LLAMA.with_(tied=True),
     "minimax_m2": OLMO2,
     "nemotron_h": Layout(block_norms=1, mlp_gated=False),  # one norm before each single mixer
     "qwen2": QWEN2,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..config.bounds import layer_index_set
 from ..config.keys import MAX_EXPERTS, MAX_LAYERS, Keys
 from .architecture import Dims
-from .layouts import LLAMA, layout_of
+from .layouts import ALWAYS, LLAMA, layout_of
 from .patterns import stated_types
 
 # mlp_layer_types entries that mean a routed-expert MLP.
@@ -110,6 +110,7 @@ class Moe:
         ``reuses_cache``: the layer reuses an earlier layer's cache (Gemma 4's double-wide MLP)."""
         keys = self.keys
         bias = keys.bool("mlp_bias") or keys.bool("bias") or self.layout.all_biases
+        bias = bias or self.layout.mlp_bias == ALWAYS
         if self.layout.moe_beside_mlp:
             wide = 2 if reuses_cache and keys.bool("use_double_wide_mlp") else 1
             dense = self._mlp(wide * self._dense_intermediate(), bias)
