@@ -153,9 +153,84 @@ def _kimi_linear(keys: Keys) -> dict[str, Any]:
     return out
 
 
+def _dense_first(keys: Keys, n: int, dense: int) -> list[str]:
+    return ["dense" if i < dense else "sparse" for i in range(n)]
+
+
+def _ernie4_5_moe(keys: Keys) -> dict[str, Any]:
+    """Ernie4_5_MoeConfig: MoE on every moe_layer_interval-th layer from moe_layer_start_index
+    to moe_layer_end_index (-1: the last)."""
+    n = _layer_count(keys, 28)
+    start = keys.int("moe_layer_start_index", 1, minimum=0, maximum=MAX_LAYERS)
+    end = keys.raw("moe_layer_end_index", -1)
+    end = n - 1 if end == -1 else keys.int("moe_layer_end_index", minimum=0, maximum=MAX_LAYERS)
+    every = keys.int("moe_layer_interval", 1, maximum=MAX_LAYERS)
+    kinds = ["sparse" if (i + 1) % every == 0 and start <= i <= end else "dense" for i in range(n)]
+    return {"mlp_layer_types": kinds}
+
+
+def _afmoe(keys: Keys) -> dict[str, Any]:
+    """AfmoeConfig: global attention every global_attn_every_n_layers (4), sliding otherwise;
+    the first num_dense_layers (1) layers dense."""
+    n = _layer_count(keys, 32)
+    out: dict[str, Any] = {
+        "mlp_layer_types": _dense_first(
+            keys, n, keys.int("num_dense_layers", 1, minimum=0, maximum=MAX_LAYERS)
+        )
+    }
+    if not keys.has("layer_types"):
+        every = keys.int("global_attn_every_n_layers", 4, maximum=MAX_LAYERS)
+        out["layer_types"] = [
+            "sliding_attention" if (i + 1) % every else "full_attention" for i in range(n)
+        ]
+    return out
+
+
+def _laguna(keys: Keys) -> dict[str, Any]:
+    """LagunaConfig: every layer full unless layer_types says, layer 0 dense unless
+    mlp_layer_types says, and heads per layer from num_attention_heads_per_layer."""
+    n = _layer_count(keys, 40)
+    out: dict[str, Any] = {}
+    if not keys.has("layer_types"):
+        out["layer_types"] = ["full_attention"] * n
+    if not keys.has("mlp_layer_types"):
+        out["mlp_layer_types"] = _dense_first(keys, n, 1)
+    heads = keys.list("num_attention_heads_per_layer", n)
+    if heads is not None and not keys.has("per_layer_config"):
+        out["per_layer_config"] = {i: {"num_attention_heads": h} for i, h in enumerate(heads)}
+    return out
+
+
+def _exaone_moe(keys: Keys) -> dict[str, Any]:
+    """ExaoneMoeConfig: the first first_k_dense_replace (1) layers dense; sliding layers but
+    every sliding_window_pattern-th (4) when a window is set."""
+    n = _layer_count(keys, 32)
+    first = keys.int("first_k_dense_replace", 1, minimum=0, maximum=MAX_LAYERS)
+    out: dict[str, Any] = {}
+    if not keys.has("mlp_layer_types"):
+        out["mlp_layer_types"] = _dense_first(keys, n, first)
+    if not keys.has("layer_types") and keys.has("sliding_window"):
+        every = keys.int("sliding_window_pattern", 4, maximum=MAX_LAYERS)
+        out["layer_types"] = [
+            "sliding_attention" if (i + 1) % every else "full_attention" for i in range(n)
+        ]
+    return out
+
+
+def _glm4_moe_lite(keys: Keys) -> dict[str, Any]:
+    """Glm4MoeLiteConfig: MoE from the second layer on (first_k_dense_replace is not read)."""
+    n = _layer_count(keys, 47)
+    return {} if keys.has("mlp_layer_types") else {"mlp_layer_types": _dense_first(keys, n, 1)}
+
+
 _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "kimi_linear": _kimi_linear,
+    "ernie4_5_moe": _ernie4_5_moe,
+    "afmoe": _afmoe,
+    "laguna": _laguna,
+    "exaone_moe": _exaone_moe,
+    "glm4_moe_lite": _glm4_moe_lite,
     "step3p5": _step3p7,
     "step3p7": _step3p7,
 }

@@ -7,7 +7,7 @@ MLA with its optional q-LoRA, and the DSA lightning indexer, in the layouts of t
 from __future__ import annotations
 
 from ..config.keys import Keys
-from .layouts import ALWAYS, CONFIG, PER_HEAD, WHOLE_PROJECTION, Layout
+from .layouts import ALWAYS, CONFIG, PER_CHANNEL, PER_HEAD, WHOLE_PROJECTION, Layout
 from .spec import Attention
 
 
@@ -19,6 +19,7 @@ def output_gate(keys: Keys, lay: Layout) -> int:
 def _biases(keys: Keys, lay: Layout) -> tuple[bool, bool]:
     """Whether the q/k/v projections and the o projection carry a bias."""
     stated = lay.all_biases or keys.bool("attention_bias") or keys.bool("bias")
+    stated = stated or (lay.bias_key is not None and keys.bool(lay.bias_key))
     qkv = lay.qkv_bias == ALWAYS or (lay.qkv_bias == CONFIG and stated)
     if lay.qkv_bias_key is not None:
         qkv = qkv or keys.bool(lay.qkv_bias_key)
@@ -55,8 +56,10 @@ def attention_params(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
     qkv_bias, o_bias = _biases(keys, lay)
     n += (q_out * gate + k_out + v_out if qkv_bias else 0) + (h if o_bias else 0)
     n += _qk_norm(keys, lay, att, k_weights)
-    if lay.head_gate:
+    if lay.attention_gate == PER_HEAD:
         n += h * att.num_heads
+    elif lay.attention_gate == PER_CHANNEL:
+        n += h * q_out
     if lay.sinks:
         n += att.num_heads
     elif mt == "mimo_v2_flash":

@@ -25,6 +25,7 @@ NEVER = "never"
 # q/k norm kinds.
 NO_QK_NORM = "none"
 PER_HEAD = "per_head"  # one weight of head_dim on q and one on k, shared by every head
+PER_CHANNEL = "per_channel"  # (gates) one value per output channel
 WHOLE_PROJECTION = "projection"  # a weight over all heads' q (heads·head_dim) and all k
 
 
@@ -37,6 +38,7 @@ class Layout:
     final_norm: bool = True
     qkv_bias: str = CONFIG
     o_bias: str = CONFIG
+    bias_key: str | None = None  # a key that puts a bias on every linear (ERNIE use_bias)
     qkv_bias_key: str | None = None  # a key of its own for the q/k/v bias (StableLM use_qkv_bias)
     o_bias_key: str | None = None  # a key of its own for the o bias (Seed-OSS attention_out_bias)
     all_biases: bool = False  # every Linear / Conv1D has a bias (GPT-2)
@@ -45,7 +47,8 @@ class Layout:
     qk_norm_bias: bool = False  # the q/k norms are LayerNorms with a bias
     output_gate: bool = False  # q_proj doubled for a sigmoid gate (Qwen3-Next attn_output_gate)
     sinks: bool = False  # one learned sink logit per head (gpt-oss)
-    head_gate: bool = False  # a sigmoid gate per head on the attention output (g_proj: heads × h)
+    attention_gate: str | None = None  # a gate on the attention output: PER_HEAD (g_proj: heads
+    # × h, Step-3.7, Laguna) or PER_CHANNEL (gate_proj: heads·head_dim × h, AFMoE)
     shared_kv_weights: bool = True  # False: layers reusing an earlier cache have no k/v weights
     mlp_gated: bool = True  # gate/up/down (SwiGLU); False: up/down
     mlp_bias: str = CONFIG  # CONFIG: mlp_bias (or bias); ALWAYS
@@ -54,6 +57,8 @@ class Layout:
     moe_beside_mlp: bool = False  # a dense MLP and the routed experts side by side in a layer
     moe_norms: int = 0  # norms an MoE block adds to the layer's own
     router_scales: bool = False  # the router also scales each hidden dim and each expert
+    router_bias: bool = False  # a learned per-expert selection bias held as a parameter
+    shared_expert_gate: bool = True  # shared_expert_intermediate_size comes with a sigmoid gate
     per_layer_inputs: bool = False  # a token embedding per layer (Gemma 3n/4 PLE)
     learned_positions: bool = False  # absolute position embedding of n_positions rows
     state_kind: str | None = None  # its linear-attention layers' state (spec.State kinds)
@@ -147,6 +152,16 @@ LAYOUTS: dict[str, Layout] = {
         mlp_bias=ALWAYS,
     ),
     "mellum": QWEN3,
+    "ernie4_5_moe": LLAMA.with_(tied=True, bias_key="use_bias", router_bias=True),
+    "afmoe": QWEN3.with_(attention_gate=PER_CHANNEL, block_norms=4, router_bias=True),
+    "olmoe": OLMO2,
+    "flex_olmo": OLMO2,
+    "granitemoe": LLAMA,
+    "phimoe": Layout(norm=LAYERNORM),
+    "exaone_moe": QWEN3,
+    "glm4_moe_lite": LLAMA,
+    "laguna": QWEN3.with_(attention_gate=PER_HEAD, router_bias=True, shared_expert_gate=False),
+    "sarvam_moe": LLAMA.with_(o_bias=NEVER, qk_norm=PER_HEAD, qk_norm_if="use_qk_norm"),
     "solar_open": LLAMA,
     "youtu": LLAMA.with_(tied=True),
     "minimax_m2": OLMO2,
@@ -161,8 +176,8 @@ LAYOUTS: dict[str, Layout] = {
     "qwen3_vl_moe_text": QWEN3,
     "qwen3_next": GATED_DELTANET,
     "kimi_linear": LLAMA.with_(state_kind="kda"),  # Kimi Delta Attention beside MLA layers
-    "step3p5": QWEN3.with_(head_gate=True),  # Step-3.7's text model
-    "step3p7": QWEN3.with_(head_gate=True),  # its config.json written flat
+    "step3p5": QWEN3.with_(attention_gate=PER_HEAD),  # Step-3.7's text model
+    "step3p7": QWEN3.with_(attention_gate=PER_HEAD),  # its config.json written flat
     "qwen3_5_text": GATED_DELTANET,
     "qwen3_5_moe_text": GATED_DELTANET,
 }

@@ -177,12 +177,15 @@ def _experts(keys: Keys, moe: Moe, name: str) -> list[Linear]:
         shared = keys.int("shared_expert_intermediate_size")
         if shared:
             out += _dense(moe.gated, h, shared, f"{name}.shared_expert", SHARED)
-            out.append(Linear(f"{name}.shared_expert_gate", ROUTER, 1, h))
+            if moe.layout.shared_expert_gate:
+                out.append(Linear(f"{name}.shared_expert_gate", ROUTER, 1, h))
     elif keys.has("moe_shared_expert_intermediate_size"):
         shared = keys.int("moe_shared_expert_intermediate_size")
         out += _dense(moe.gated, h, shared, f"{name}.shared_experts", SHARED)
-    elif keys.has("n_shared_experts"):
-        count = keys.int("n_shared_experts", minimum=0, maximum=1 << 16)
+    elif count_key := keys.first(
+        ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
+    ):
+        count = keys.int(count_key, minimum=0, maximum=1 << 16)
         if count:
             out += _dense(moe.gated, h, count * inter, f"{name}.shared_experts", SHARED)
     elif mt == "llama4_text":

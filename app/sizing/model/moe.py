@@ -34,6 +34,7 @@ class Moe:
                 "num_experts_per_token",
                 "experts_per_token",
                 "moe_top_k",
+                "moe_k",
                 "top_k_experts",
             )
         )
@@ -111,6 +112,7 @@ class Moe:
         keys = self.keys
         bias = keys.bool("mlp_bias") or keys.bool("bias") or self.layout.all_biases
         bias = bias or self.layout.mlp_bias == ALWAYS
+        bias = bias or (self.layout.bias_key is not None and keys.bool(self.layout.bias_key))
         if self.layout.moe_beside_mlp:
             wide = 2 if reuses_cache and keys.bool("use_double_wide_mlp") else 1
             dense = self._mlp(wide * self._dense_intermediate(), bias)
@@ -129,6 +131,8 @@ class Moe:
         router = e * h + self.latent_projections + self.layout.moe_norms * h
         if self.layout.router_scales:  # a scale per hidden dim and per expert (Gemma 4)
             router += h + e
+        if self.layout.router_bias:  # e_score_correction_bias / expert_bias as a parameter
+            router += e
         if keys.model_type == "gpt_oss":  # router bias and expert biases (gate_up and down)
             router += e
             per_expert += 2 * self.expert_inter + h
@@ -142,11 +146,12 @@ class Moe:
         keys, h = self.keys, self.h
         if keys.has("shared_expert_intermediate_size"):  # Qwen-style single shared expert + gate
             inter = keys.int("shared_expert_intermediate_size", minimum=0)
-            return self._mlp(inter, False) + h if inter else 0
+            gate = h if self.layout.shared_expert_gate else 0
+            return self._mlp(inter, False) + gate if inter else 0
         for key in ("moe_shared_expert_intermediate_size", "share_expert_dim"):  # Nemotron-H, Step
             if keys.has(key):
                 return self._mlp(keys.int(key), False)
-        count_key = keys.first(("n_shared_experts", "num_shared_experts"))
+        count_key = keys.first(("n_shared_experts", "num_shared_experts", "moe_num_shared_experts"))
         if count_key:  # DeepSeek/GLM/Kimi: one MLP n_shared times as wide
             count = keys.int(count_key, minimum=0, maximum=MAX_EXPERTS)
             return self._mlp(count * self.expert_inter, False) if count else 0
