@@ -223,10 +223,53 @@ def _glm4_moe_lite(keys: Keys) -> dict[str, Any]:
     return {} if keys.has("mlp_layer_types") else {"mlp_layer_types": _dense_first(keys, n, 1)}
 
 
+def _lfm2(keys: Keys) -> dict[str, Any]:
+    """Lfm2Config: full attention at full_attn_idxs (default every layer), short convolutions
+    elsewhere; ``tie_embedding`` and ``block_ff_dim`` are older names of the tie and the width."""
+    n = _layer_count(keys, 32)
+    out: dict[str, Any] = {}
+    if not keys.has("layer_types"):
+        listed = keys.raw("full_attn_idxs")
+        full = set(listed) if isinstance(listed, list) else set(range(n))
+        out["layer_types"] = ["full_attention" if i in full else "conv" for i in range(n)]
+    return {**out, **_lfm_aliases(keys)}
+
+
+def _lfm_aliases(keys: Keys) -> dict[str, Any]:
+    out = {}
+    if "tie_embedding" in keys.data:
+        out["tie_word_embeddings"] = keys.data["tie_embedding"]
+    if "block_ff_dim" in keys.data:
+        out["intermediate_size"] = keys.data["block_ff_dim"]
+    return out
+
+
+def _lfm2_moe(keys: Keys) -> dict[str, Any]:
+    """Lfm2MoeConfig: the first num_dense_layers (2) layers dense, MoE after."""
+    n = _layer_count(keys, 32)
+    dense = keys.int("num_dense_layers", 2, minimum=0, maximum=MAX_LAYERS)
+    return {"mlp_layer_types": _dense_first(keys, n, dense), **_lfm_aliases(keys)}
+
+
+def _lfm3(keys: Keys) -> dict[str, Any]:
+    """Lfm3Config: layer i full when i % 4 == 2, sliding when i % 4 == 0 (past 0), else conv."""
+    n = _layer_count(keys, 24)
+    if keys.has("layer_types"):
+        return {}
+    types = [
+        "full_attention" if i % 4 == 2 else "sliding_attention" if i % 4 == 0 and i else "conv"
+        for i in range(n)
+    ]
+    return {"layer_types": types}
+
+
 _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "kimi_linear": _kimi_linear,
     "ernie4_5_moe": _ernie4_5_moe,
+    "lfm2": _lfm2,
+    "lfm2_moe": _lfm2_moe,
+    "lfm3": _lfm3,
     "afmoe": _afmoe,
     "laguna": _laguna,
     "exaone_moe": _exaone_moe,

@@ -33,7 +33,12 @@ TEXT_MODEL_TYPES = {
     "qwen3_5": "qwen3_5_text",
     "qwen3_5_moe": "qwen3_5_moe_text",
     "mistral3": "mistral",
+    "lfm2_vl": "lfm2",
+    "lfm3_vl": "lfm3",
+    "exaone4_5": "exaone4",
 }
+# Text model types their wrapper's config class renames (Exaone4_5Config builds exaone4).
+TEXT_TYPE_ALIASES = {"exaone4_5_text": "exaone4"}
 
 # Architectures that are not decoder-only language models (no causal KV cache to size).
 ENCODER_MODEL_TYPES = frozenset(
@@ -203,6 +208,7 @@ def unwrap(raw: Any) -> tuple[Keys, dict[str, Any], list[str]]:
                 f"must be a string, got {text_type!r}"[:200], field="text_config.model_type"
             )
         model_type = text_type or TEXT_MODEL_TYPES.get(top_type or "", top_type or "")
+        model_type = TEXT_TYPE_ALIASES.get(model_type, model_type)
         merged = dict(text)
         # transformers reads tie_word_embeddings from the wrapper when the text config lacks it.
         if "tie_word_embeddings" not in merged and "tie_word_embeddings" in raw:

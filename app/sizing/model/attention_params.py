@@ -56,7 +56,10 @@ def attention_params(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
     qkv_bias, o_bias = _biases(keys, lay)
     n += (q_out * gate + k_out + v_out if qkv_bias else 0) + (h if o_bias else 0)
     n += _qk_norm(keys, lay, att, k_weights)
-    if lay.attention_gate == PER_HEAD:
+    gated = lay.attention_gate_if is None or keys.bool(lay.attention_gate_if)
+    if not gated:
+        pass
+    elif lay.attention_gate == PER_HEAD:
         n += h * att.num_heads
     elif lay.attention_gate == PER_CHANNEL:
         n += h * q_out

@@ -53,6 +53,9 @@ class Layout:
     mlp_gated: bool = True  # gate/up/down (SwiGLU); False: up/down
     mlp_bias: str = CONFIG  # CONFIG: mlp_bias (or bias); ALWAYS
     parallel_key: str | None = None  # a key that, when true, runs attention and MLP off one norm
+    sandwich_key: str | None = None  # a key that, when true, adds two post-norms (LFM3)
+    attention_gate_if: str | None = None  # a key that switches attention_gate on
+    ffn_auto_adjust: bool = False  # LFM2: the MLP width is 2/3 of intermediate_size, rounded
     mlp_params: int = 0  # parameters an MLP holds besides its matrices (Apertus' xIELU: 2)
     moe_beside_mlp: bool = False  # a dense MLP and the routed experts side by side in a layer
     moe_norms: int = 0  # norms an MoE block adds to the layer's own
@@ -161,6 +164,15 @@ LAYOUTS: dict[str, Layout] = {
     "exaone_moe": QWEN3,
     "glm4_moe_lite": LLAMA,
     "laguna": QWEN3.with_(attention_gate=PER_HEAD, router_bias=True, shared_expert_gate=False),
+    "lfm2": QWEN3.with_(tied=True, state_kind="short_conv", ffn_auto_adjust=True),
+    "lfm2_moe": QWEN3.with_(tied=True, state_kind="short_conv"),
+    "lfm3": QWEN3.with_(
+        tied=True,
+        state_kind="short_conv",
+        sandwich_key="use_sandwich_norm",
+        attention_gate=PER_HEAD,
+        attention_gate_if="use_attention_gate",
+    ),
     "sarvam_moe": LLAMA.with_(o_bias=NEVER, qk_norm=PER_HEAD, qk_norm_if="use_qk_norm"),
     "solar_open": LLAMA,
     "youtu": LLAMA.with_(tied=True),

@@ -100,6 +100,11 @@ def _mixer(keys: Keys, h: int, st: State, base: str) -> list[Linear]:
             Linear(f"{name}.in_proj_ba", MIXER, 2 * vh, h),
             Linear(f"{name}.out_proj", MIXER, h, vh * vd),
         ]
+    if st.kind == "short_conv":
+        return [
+            Linear(f"{base}.conv.in_proj", MIXER, 3 * st.intermediate, h),
+            Linear(f"{base}.conv.out_proj", MIXER, h, st.intermediate),
+        ]
     if st.kind == "kda":
         name, width, d = f"{base}.self_attn", st.heads * st.head_dim, st.head_dim
         return [

@@ -14,6 +14,10 @@ def mixer_params(keys: Keys, h: int, st: State) -> int:
         conv_dim = 2 * kh * kd + vh * vd
         in_proj = h * (2 * kh * kd + 2 * vh * vd) + h * 2 * vh  # qkvz + ba
         return in_proj + conv_dim * st.conv_kernel + 2 * vh + vd + vh * vd * h
+    if st.kind == "short_conv":  # depthwise conv, in_proj (B, C, x), out_proj
+        h3 = st.intermediate
+        bias = keys.bool("conv_bias")
+        return h3 * st.conv_kernel + 3 * h3 * h + h3 * h + (5 * h3 if bias else 0)
     if st.kind == "kda":  # q/k/v, their convs, forget gate (f_a/f_b, dt_bias, A_log), beta,
         # output gate (g_a/g_b), gated o_norm, o_proj
         heads, d = st.heads, st.head_dim

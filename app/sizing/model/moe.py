@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..config.bounds import layer_index_set
 from ..config.keys import MAX_EXPERTS, MAX_LAYERS, Keys
+from ..errors import ConfigError
 from .architecture import Dims
 from .layouts import ALWAYS, LLAMA, layout_of
 from .patterns import stated_types
@@ -60,6 +61,8 @@ class Moe:
         if mt in ("gpt2", "gpt_bigcode", "falcon"):
             key = "n_inner" if mt != "falcon" else "ffn_hidden_size"
             return keys.opt_int(key) or 4 * self.h
+        if self.layout.ffn_auto_adjust and keys.bool("block_auto_adjust_ff_dim", True):
+            return self._auto_adjusted(keys.int("intermediate_size"))
         value = keys.raw("intermediate_size")
         if isinstance(value, list):  # Gemma 3n: one width per layer; use the first
             return keys.check_int(
@@ -71,6 +74,21 @@ class Moe:
         """Whether Nemotron-H's block i is an MoE block (its pattern says "moe" or E)."""
         stated = stated_types(self.keys, self.n_layers) or []
         return i < len(stated) and stated[i] == "moe"
+
+    def _auto_adjusted(self, inter: int) -> int:
+        """LFM2's MLP width: 2/3 of intermediate_size, scaled by block_ffn_dim_multiplier and then
+        rounded up to block_multiple_of (transformers Lfm2MLP)."""
+        inter = int(2 * inter / 3)
+        multiplier = self.keys.raw("block_ffn_dim_multiplier")
+        if multiplier is not None:
+            if isinstance(multiplier, bool) or not isinstance(multiplier, int | float):
+                raise ConfigError(
+                    "must be a number", field=self.keys.field("block_ffn_dim_multiplier")
+                )
+            inter = int(multiplier * inter)
+            step = self.keys.int("block_multiple_of", 256)
+            inter = step * ((inter + step - 1) // step)
+        return inter
 
     def is_moe(self, i: int) -> bool:
         keys = self.keys

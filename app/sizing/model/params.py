@@ -81,6 +81,8 @@ def _layer(keys: Keys, dims: Dims, lay: Layout, layer: LayerSpec, moe: Moe) -> t
     norms = lay.block_norms
     if lay.parallel_key is not None and keys.bool(lay.parallel_key):
         norms = 1  # attention and MLP both read the input norm
+    if lay.sandwich_key is not None and keys.bool(lay.sandwich_key):
+        norms += 2  # a norm after the mixer and after the MLP too
     if mt == "falcon" and not keys.bool("new_decoder_architecture"):
         norms = 1  # parallel attention + MLP share one input LayerNorm
     n += norms * norm_params(lay, h)

@@ -30,6 +30,7 @@ _LAYER_TYPE_ALIASES = {
     "mamba": "linear",
     "mamba2": "linear",
     "hybrid": "hybrid",
+    "conv": "linear",  # LFM2's gated short convolution (a constant state)
     "mlp": "none",
     "moe": "none",
 }

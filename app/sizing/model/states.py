@@ -14,6 +14,8 @@ def build_state(keys: Keys, hidden: int) -> State:
     lay = layout_of(keys.model_type)
     if lay is not None and lay.state_kind == "kda":
         return _kda(keys)
+    if lay is not None and lay.state_kind == "short_conv":  # LFM2: conv over the hidden width
+        return State("short_conv", keys.int("conv_L_cache", 3), intermediate=hidden)
     return _state(keys, hidden)
 
 
