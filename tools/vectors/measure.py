@@ -28,6 +28,7 @@ from typing import Any
 import torch
 import torch.fx.experimental._config
 import transformers
+import transformers.cache_utils
 from transformers import AutoModel, AutoModelForCausalLM
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
@@ -35,9 +36,39 @@ from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 # assumes every element is non-zero, which changes no parameter and no cache shape.
 torch.fx.experimental._config.meta_nonzero_assume_all_nonzero = True
 
+# A cache with only linear-attention / Mamba layers keeps no sequence length (nor mask sizes),
+# and transformers raises when the model asks (an all-Mamba default config); every pass here
+# starts from an empty cache, so the length is 0 and the mask spans the new tokens only.
+_get_seq_length = transformers.cache_utils.Cache.get_seq_length
+_get_mask_sizes = transformers.cache_utils.Cache.get_mask_sizes
+
+
+def _seq_length_or_zero(self: Any, *args: Any, **kwargs: Any) -> int:
+    try:
+        return _get_seq_length(self, *args, **kwargs)
+    except ValueError:
+        return 0
+
+
+def _mask_sizes_or_query(self: Any, query_length: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return _get_mask_sizes(self, query_length, *args, **kwargs)
+    except ValueError:
+        return query_length, 0
+
+
+transformers.cache_utils.Cache.get_seq_length = _seq_length_or_zero
+transformers.cache_utils.Cache.get_mask_sizes = _mask_sizes_or_query
+
 VECTORS_DIR = Path(__file__).resolve().parents[2] / "tests" / "sizing" / "vectors"
 SHORT, LONG = 16, 32
 INDEXER_QUANT_BLOCK = 128  # vLLM DeepseekV32IndexerCache: fp8 values + one fp32 scale per 128
+
+
+def _special_float(obj: dict[str, Any]) -> Any:
+    if set(obj) == {"__float__"}:
+        return float(obj["__float__"].replace("Infinity", "inf"))
+    return obj
 
 
 def text_config(path: Path) -> tuple[dict[str, Any], Any, str, bool]:
@@ -48,7 +79,9 @@ def text_config(path: Path) -> tuple[dict[str, Any], Any, str, bool]:
     ``architectures`` names (Kimi K2 ships ``kimi_k2`` with ``DeepseekV3ForCausalLM``, the class
     vLLM loads too), or as its ``text_config``'s own model_type when that one is known.
     """
-    raw = json.loads(path.read_text())
+    # transformers writes inf/nan as {"__float__": "Infinity"} and decodes them when it reads a
+    # config file; the configs are built from dicts here, so decode them the same way
+    raw = json.loads(path.read_text(), object_hook=_special_float)
     data = {k: v for k, v in raw.items() if k != "quantization_config"}
     model_type = data.pop("model_type", None)
     if model_type in CONFIG_MAPPING:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigError
+from .bounds import layer_index_set
 from .keys import MAX_LAYERS, Keys
 
 
@@ -263,11 +264,20 @@ def _lfm3(keys: Keys) -> dict[str, Any]:
     return {"layer_types": types}
 
 
+def _bamba(keys: Keys) -> dict[str, Any]:
+    """BambaConfig: attention at attn_layer_indices, Mamba-2 everywhere else (every layer when the
+    list is absent)."""
+    n = _layer_count(keys, 32)
+    attention = layer_index_set(keys, "attn_layer_indices", n) or frozenset()
+    return {"layer_types": ["full_attention" if i in attention else "mamba" for i in range(n)]}
+
+
 _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "kimi_linear": _kimi_linear,
     "ernie4_5_moe": _ernie4_5_moe,
     "lfm2": _lfm2,
+    "bamba": _bamba,
     "lfm2_moe": _lfm2_moe,
     "lfm3": _lfm3,
     "afmoe": _afmoe,

@@ -65,6 +65,7 @@ class Layout:
     per_layer_inputs: bool = False  # a token embedding per layer (Gemma 3n/4 PLE)
     learned_positions: bool = False  # absolute position embedding of n_positions rows
     state_kind: str | None = None  # its linear-attention layers' state (spec.State kinds)
+    mamba_norm: bool = False  # a gated RMSNorm over the Mamba-2 inner width
     tied: bool = False  # tie_word_embeddings when the config does not say
 
     def with_(self, **changes: object) -> Layout:
@@ -101,6 +102,8 @@ LAYOUTS: dict[str, Layout] = {
     "llama4_text": LLAMA,  # its use_qk_norm is an L2 norm without weights
     "gpt_oss": LLAMA.with_(sinks=True),
     "jamba": LLAMA,
+    "bamba": LLAMA.with_(mamba_norm=True),
+    "granitemoehybrid": LLAMA.with_(mamba_norm=True),
     "falcon_h1": LLAMA,
     "gpt2": GPT2,
     "gpt_bigcode": GPT2,
@@ -177,7 +180,9 @@ LAYOUTS: dict[str, Layout] = {
     "solar_open": LLAMA,
     "youtu": LLAMA.with_(tied=True),
     "minimax_m2": OLMO2,
-    "nemotron_h": Layout(block_norms=1, mlp_gated=False),  # one norm before each single mixer
+    "nemotron_h": Layout(
+        block_norms=1, mlp_gated=False, mamba_norm=True
+    ),  # one norm before each single mixer
     "qwen2": QWEN2,
     "qwen2_moe": QWEN2,
     "qwen2_vl": QWEN2.with_(o_bias=CONFIG),

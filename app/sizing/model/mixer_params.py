@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from ..config.keys import Keys
+from .layouts import layout_of
 from .spec import State
 
 
@@ -34,7 +35,8 @@ def mixer_params(keys: Keys, h: int, st: State) -> int:
         n = h * (inner + conv_dim + heads) + ((inner + conv_dim + heads) if proj_bias else 0)
         n += conv_dim * st.conv_kernel + (conv_dim if conv_bias else 0)
         n += 3 * heads  # dt_bias, A_log, D
-        if keys.model_type == "nemotron_h" or keys.bool("mamba_rms_norm"):
+        lay = layout_of(keys.model_type)
+        if (lay is not None and lay.mamba_norm) or keys.bool("mamba_rms_norm"):
             n += inner  # gated RMSNorm over the inner width
         return n + inner * h + (h if proj_bias else 0)
     # Mamba-1 (Jamba): in_proj, conv1d+bias, x_proj, dt_proj+bias, A_log, D, out_proj, norms

@@ -166,9 +166,15 @@ class Moe:
             inter = keys.int("shared_expert_intermediate_size", minimum=0)
             gate = h if self.layout.shared_expert_gate else 0
             return self._mlp(inter, False) + gate if inter else 0
-        for key in ("moe_shared_expert_intermediate_size", "share_expert_dim"):  # Nemotron-H, Step
+        # Nemotron-H, Step-3.7, Granite 4 (shared_mlp)
+        for key in (
+            "moe_shared_expert_intermediate_size",
+            "share_expert_dim",
+            "shared_intermediate_size",
+        ):
             if keys.has(key):
-                return self._mlp(keys.int(key), False)
+                inter = keys.int(key, minimum=0)
+                return self._mlp(inter, False) if inter else 0
         count_key = keys.first(("n_shared_experts", "num_shared_experts", "moe_num_shared_experts"))
         if count_key:  # DeepSeek/GLM/Kimi: one MLP n_shared times as wide
             count = keys.int(count_key, minimum=0, maximum=MAX_EXPERTS)
