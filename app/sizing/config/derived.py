@@ -272,11 +272,31 @@ def _bamba(keys: Keys) -> dict[str, Any]:
     return {"layer_types": ["full_attention" if i in attention else "mamba" for i in range(n)]}
 
 
+def _hy_v3(keys: Keys) -> dict[str, Any]:
+    """HYV3Config: layer 0 dense, MoE after."""
+    n = _layer_count(keys, 80)
+    return {} if keys.has("mlp_layer_types") else {"mlp_layer_types": _dense_first(keys, n, 1)}
+
+
+def _hy_v4(keys: Keys) -> dict[str, Any]:
+    """HYV4Config: layer 0 dense, MoE after; every layer MLA with a DSA indexer, run on layer 0
+    and every 4th layer from 1 (shared by the others)."""
+    n = _layer_count(keys, 34)
+    out = _hy_v3(keys) if not keys.has("mlp_layer_types") else {}
+    if not keys.has("indexer_types"):
+        out["indexer_types"] = [
+            "full" if i == 0 or (i - 1) % 4 == 0 else "shared" for i in range(n)
+        ]
+    return out
+
+
 _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "kimi_linear": _kimi_linear,
     "ernie4_5_moe": _ernie4_5_moe,
     "lfm2": _lfm2,
+    "hy_v3": _hy_v3,
+    "hy_v4": _hy_v4,
     "bamba": _bamba,
     "lfm2_moe": _lfm2_moe,
     "lfm3": _lfm3,

@@ -41,9 +41,11 @@ def _qk_norm(keys: Keys, lay: Layout, att: Attention, k_weights: bool) -> int:
 
 
 def attention_params(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
-    mt = keys.model_type
-    if att.is_mla:
-        return _mla(keys, h, att)
+    n = _mla(keys, h, att) if att.is_mla else _projections(keys, h, lay, att)
+    return n + _gates_and_sinks(keys, h, lay, att)
+
+
+def _projections(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
     # A layer reusing an earlier layer's cache may carry no k/v weights (Gemma 4), and a layer
     # whose keys are its values carries no v_proj (Gemma 4 attention_k_eq_v).
     k_weights = lay.shared_kv_weights or not att.shared
@@ -55,17 +57,19 @@ def attention_params(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
     n = h * (q_out * gate + k_out + v_out) + o_in * h
     qkv_bias, o_bias = _biases(keys, lay)
     n += (q_out * gate + k_out + v_out if qkv_bias else 0) + (h if o_bias else 0)
-    n += _qk_norm(keys, lay, att, k_weights)
-    gated = lay.attention_gate_if is None or keys.bool(lay.attention_gate_if)
-    if not gated:
-        pass
-    elif lay.attention_gate == PER_HEAD:
-        n += h * att.num_heads
-    elif lay.attention_gate == PER_CHANNEL:
-        n += h * q_out
+    return n + _qk_norm(keys, lay, att, k_weights)
+
+
+def _gates_and_sinks(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
+    n = 0
+    if lay.attention_gate_if is None or keys.bool(lay.attention_gate_if):
+        if lay.attention_gate == PER_HEAD:
+            n += h * att.num_heads
+        elif lay.attention_gate == PER_CHANNEL:  # one gate per value channel of each head
+            n += h * att.num_heads * att.v_head_dim
     if lay.sinks:
         n += att.num_heads
-    elif mt == "mimo_v2_flash":
+    elif keys.model_type == "mimo_v2_flash":
         key = "add_swa_attention_sink_bias" if att.window else "add_full_attention_sink_bias"
         n += att.num_heads if keys.bool(key) else 0
     return n

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..config.keys import Keys
 from .architecture import Dims
-from .layouts import LLAMA, layout_of
+from .layouts import LLAMA, PER_CHANNEL, PER_HEAD, Layout, layout_of
 from .moe import Moe
 from .spec import Attention, LayerSpec, State
 
@@ -52,16 +52,26 @@ def linear_inventory(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> l
 
 
 def _attention(keys: Keys, h: int, att: Attention, name: str) -> list[Linear]:
-    if att.is_mla:
-        return _mla(keys, h, att, name)
     lay = layout_of(keys.model_type) or LLAMA
+    out = _mla(keys, h, att, name) if att.is_mla else _projections(keys, lay, h, att, name)
+    if lay.attention_gate_if is None or keys.bool(lay.attention_gate_if):
+        if lay.attention_gate == PER_HEAD:
+            out.append(Linear(f"{name}.g_proj", ATTENTION, att.num_heads, h))
+        elif lay.attention_gate == PER_CHANNEL:
+            out.append(Linear(f"{name}.gate_proj", ATTENTION, att.num_heads * att.v_head_dim, h))
+    return out
+
+
+def _projections(keys: Keys, lay: Layout, h: int, att: Attention, name: str) -> list[Linear]:
     gate = 2 if lay.output_gate and keys.bool("attn_output_gate", True) else 1
-    return [
-        Linear(f"{name}.q_proj", ATTENTION, att.num_heads * att.head_dim * gate, h),
-        Linear(f"{name}.k_proj", ATTENTION, att.num_kv_heads * att.head_dim, h),
-        Linear(f"{name}.v_proj", ATTENTION, att.num_kv_heads * att.v_head_dim, h),
-        Linear(f"{name}.o_proj", ATTENTION, h, att.num_heads * att.v_head_dim),
-    ]
+    k_weights = lay.shared_kv_weights or not att.shared
+    out = [Linear(f"{name}.q_proj", ATTENTION, att.num_heads * att.head_dim * gate, h)]
+    if k_weights:
+        out.append(Linear(f"{name}.k_proj", ATTENTION, att.num_kv_heads * att.head_dim, h))
+    if k_weights and not att.values_from_keys:
+        out.append(Linear(f"{name}.v_proj", ATTENTION, att.num_kv_heads * att.v_head_dim, h))
+    out.append(Linear(f"{name}.o_proj", ATTENTION, h, att.num_heads * att.v_head_dim))
+    return out
 
 
 def _mla(keys: Keys, h: int, att: Attention, name: str) -> list[Linear]:

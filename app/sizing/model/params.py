@@ -41,6 +41,9 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
         total += keys.int("n_positions", maximum=1 << 24) * h
     if lay.per_layer_inputs:
         total += per_layer_input_params(keys, h, len(layers))
+    if lay.hyper_connections:  # the head's mix of the streams: fn, base, scale
+        hc = keys.int("hc_mult", 4, maximum=64)
+        total += hc * hc * h + hc + 1
     moe = Moe(keys, dims)
     active = total
     for layer in layers:
@@ -86,6 +89,9 @@ def _layer(keys: Keys, dims: Dims, lay: Layout, layer: LayerSpec, moe: Moe) -> t
     if mt == "falcon" and not keys.bool("new_decoder_architecture"):
         norms = 1  # parallel attention + MLP share one input LayerNorm
     n += norms * norm_params(lay, h)
+    if lay.hyper_connections:  # before attention and before the MLP: fn, base, scale each
+        hc = keys.int("hc_mult", 4, maximum=64)
+        n += 2 * (2 * hc * hc * h + 2 * hc + 2)
     if lay.per_layer_inputs:  # gate, projection and norm of the layer's own token embedding
         p = keys.int("hidden_size_per_layer_input", 0, minimum=0)
         n += 2 * h * p + h if p else 0
