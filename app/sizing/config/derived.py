@@ -290,11 +290,39 @@ def _hy_v4(keys: Keys) -> dict[str, Any]:
     return out
 
 
+def _minimax_m3(keys: Keys) -> dict[str, Any]:
+    """MiniMaxM3VLTextConfig: the legacy sparse_attention_config gives the indexer's size and its
+    layers (sparse_attention_freq), moe_layer_freq the MoE layers (else every layer)."""
+    n = _layer_count(keys, 60)
+    sparse = keys.raw("sparse_attention_config")
+    sparse = sparse if isinstance(sparse, dict) else {}
+    out: dict[str, Any] = {}
+    for flat, legacy in (
+        ("index_n_heads", "sparse_num_index_heads"),
+        ("index_head_dim", "sparse_index_dim"),
+    ):
+        if legacy in sparse:
+            out[flat] = sparse[legacy]
+    freq = sparse.get("sparse_attention_freq")
+    if not keys.has("layer_types"):
+        if isinstance(freq, list):
+            out["layer_types"] = ["minimax_m3_sparse" if f else "full_attention" for f in freq]
+        else:
+            out["layer_types"] = ["full_attention"] * n
+    if not keys.has("mlp_layer_types"):
+        moe = keys.raw("moe_layer_freq")
+        kinds = ["sparse" if f else "dense" for f in moe] if isinstance(moe, list) else None
+        out["mlp_layer_types"] = kinds or ["sparse"] * n
+    return out
+
+
 _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "kimi_linear": _kimi_linear,
     "ernie4_5_moe": _ernie4_5_moe,
     "lfm2": _lfm2,
+    "minimax_m3_vl": _minimax_m3,
+    "minimax_m3_vl_text": _minimax_m3,
     "hy_v3": _hy_v3,
     "hy_v4": _hy_v4,
     "bamba": _bamba,

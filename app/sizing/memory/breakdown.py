@@ -13,6 +13,7 @@ from ..model.spec import Attention, LayerClass, ModelSpec, State
 from .kv import (
     FP8_DS_MLA_SCALE_BLOCK,
     INDEXER_QUANT_BLOCK,
+    indexer_token_bytes,
     layer_cost,
     state_bytes,
     uses_fp8_ds_mla,
@@ -110,6 +111,11 @@ def _attention_formula(att: Attention, b: int) -> dict[str, Any]:
         expr = "kv_heads × (head_dim + v_head_dim) × bytes"
         filled = f"{kv} × ({k} + {v}) × {b}"
     value = kv * (k + v) * b
+    if att.indexer_head_dim:  # MiniMax-M3's lightning indexer key, bf16
+        d = att.indexer_head_dim
+        expr += " + index_head_dim × 2 (indexer key, bf16)"
+        filled += f" + {d} × 2"
+        value += indexer_token_bytes(att)
     return {"expression": expr, "filled": f"{filled} = {value:,}", "bytes": value}
 
 

@@ -53,7 +53,11 @@ def mla_token_bytes(att: Attention, kv_bytes: int) -> int:
 
 
 def indexer_token_bytes(att: Attention) -> int:
+    """The sparse-attention indexer's key per token: the DSA layout the engines hold (fp8 values
+    and an fp32 scale per 128), or MiniMax-M3's bf16 key as transformers holds it."""
     d = att.indexer_head_dim or 0
+    if not att.indexer_fp8:
+        return d * MODEL_DTYPE_BYTES
     return d + d // INDEXER_QUANT_BLOCK * 4 if d else 0
 
 
@@ -64,7 +68,7 @@ def attention_token_bytes(att: Attention, kv_bytes: int, tp: int = 1) -> int:
     if att.is_mla:
         return mla_token_bytes(att, kv_bytes) + indexer_token_bytes(att)
     heads = max(1, att.num_kv_heads // tp)
-    return heads * (att.head_dim + att.v_head_dim) * kv_bytes
+    return heads * (att.head_dim + att.v_head_dim) * kv_bytes + indexer_token_bytes(att)
 
 
 def state_bytes(st: State, tp: int = 1) -> int:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from ..config.derived import layer_overrides
 from ..config.keys import MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, Keys
 from ..errors import ConfigError, UnsupportedArchitectureError
+from .layouts import layout_of
 from .patterns import indexer_layers, layer_tags, stated_depth, window
 from .spec import CHUNKED, FULL, SLIDING, Attention, LayerSpec
 from .states import build_state
@@ -148,6 +149,8 @@ def _attention(keys: Keys, dims: Dims, kind: str, window: int | None) -> Attenti
             indexer_head_dim=indexer,
         )
     k_eq_v = kind == FULL and keys.bool("attention_k_eq_v")  # Gemma 4 global layers
+    lay = layout_of(keys.model_type)
+    sparse = kind == FULL and lay is not None and lay.lightning_indexer
     return Attention(
         kind,
         dims.heads,
@@ -156,6 +159,8 @@ def _attention(keys: Keys, dims: Dims, kind: str, window: int | None) -> Attenti
         dims.v_head_dim,
         window,
         values_from_keys=k_eq_v,
+        indexer_head_dim=keys.int("index_head_dim", 128) if sparse else None,
+        indexer_fp8=not sparse,
     )
 
 

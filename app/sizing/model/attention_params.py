@@ -57,6 +57,9 @@ def _projections(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
     n = h * (q_out * gate + k_out + v_out) + o_in * h
     qkv_bias, o_bias = _biases(keys, lay)
     n += (q_out * gate + k_out + v_out if qkv_bias else 0) + (h if o_bias else 0)
+    if att.indexer_head_dim:  # MiniMax-M3 lightning indexer: q_proj, k_proj, q_norm, k_norm
+        d = att.indexer_head_dim
+        n += h * keys.int("index_n_heads", 4) * d + h * d + 2 * d
     return n + _qk_norm(keys, lay, att, k_weights)
 
 

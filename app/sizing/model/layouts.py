@@ -63,6 +63,7 @@ class Layout:
     router_bias: bool = False  # a learned per-expert selection bias held as a parameter
     shared_expert_gate: bool = True  # shared_expert_intermediate_size comes with a sigmoid gate
     per_layer_inputs: bool = False  # a token embedding per layer (Gemma 3n/4 PLE)
+    lightning_indexer: bool = False  # MiniMax-M3: sparse layers carry an indexer (q/k, norms)
     hyper_connections: bool = False  # hc_mult residual streams mixed before and after each sublayer
     learned_positions: bool = False  # absolute position embedding of n_positions rows
     state_kind: str | None = None  # its linear-attention layers' state (spec.State kinds)
@@ -170,6 +171,8 @@ LAYOUTS: dict[str, Layout] = {
     "laguna": QWEN3.with_(attention_gate=PER_HEAD, router_bias=True, shared_expert_gate=False),
     "hy_v3": QWEN3,
     "hy_v4": LLAMA.with_(attention_gate=PER_CHANNEL, sinks=True, hyper_connections=True),
+    "minimax_m3_vl": QWEN3.with_(lightning_indexer=True),  # its text config has no type
+    "minimax_m3_vl_text": QWEN3.with_(lightning_indexer=True),
     "muse_glimmer_text": GEMMA2.with_(attention_gate=PER_CHANNEL, tied=False),
     "lfm2": QWEN3.with_(tied=True, state_kind="short_conv", ffn_auto_adjust=True),
     "lfm2_moe": QWEN3.with_(tied=True, state_kind="short_conv"),

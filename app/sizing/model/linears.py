@@ -71,6 +71,10 @@ def _projections(keys: Keys, lay: Layout, h: int, att: Attention, name: str) -> 
     if k_weights and not att.values_from_keys:
         out.append(Linear(f"{name}.v_proj", ATTENTION, att.num_kv_heads * att.v_head_dim, h))
     out.append(Linear(f"{name}.o_proj", ATTENTION, h, att.num_heads * att.v_head_dim))
+    if att.indexer_head_dim:  # MiniMax-M3 lightning indexer
+        d = att.indexer_head_dim
+        out.append(Linear(f"{name}.indexer.q_proj", ATTENTION, keys.int("index_n_heads", 4) * d, h))
+        out.append(Linear(f"{name}.indexer.k_proj", ATTENTION, d, h))
     return out
 
 

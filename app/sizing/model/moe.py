@@ -61,6 +61,8 @@ class Moe:
         if mt in ("gpt2", "gpt_bigcode", "falcon"):
             key = "n_inner" if mt != "falcon" else "ffn_hidden_size"
             return keys.opt_int(key) or 4 * self.h
+        if keys.has("dense_intermediate_size"):  # MiniMax-M3's dense layers
+            return keys.int("dense_intermediate_size")
         if self.layout.ffn_auto_adjust and keys.bool("block_auto_adjust_ff_dim", True):
             return self._auto_adjusted(keys.int("intermediate_size"))
         value = keys.raw("intermediate_size")

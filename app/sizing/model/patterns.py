@@ -22,6 +22,7 @@ _LAYER_TYPE_ALIASES = {
     "global": "full",
     "global_attention": "full",
     "indexed_attention": "full",  # DeepSeek-V3.2 / GLM-5 MLA + DSA indexer
+    "minimax_m3_sparse": "full",  # MiniMax-M3: attention with a lightning indexer
     "sliding_attention": "sliding",
     "local": "sliding",
     "local_attention": "sliding",
@@ -173,6 +174,9 @@ def indexer_layers(keys: Keys, n: int) -> frozenset[int] | None:
     the schedule ``index_topk_freq`` / ``index_skip_topk_offset`` (full when
     max(i - offset + 1, 0) % freq == 0; freq 1, the default, makes every layer full).
     """
+    stated = stated_types(keys, n)
+    if stated is not None and "minimax_m3_sparse" in stated:  # MiniMax-M3: only these layers
+        return frozenset(i for i, t in enumerate(stated) if t == "minimax_m3_sparse")
     types = keys.list("indexer_types", n)
     field = keys.field("indexer_types")
     if types is None:

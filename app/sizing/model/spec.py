@@ -31,7 +31,8 @@ class Attention:
     window: int | None = None  # sliding window or attention chunk, in tokens
     kv_lora_rank: int | None = None  # MLA latent rank; None for ordinary K/V heads
     qk_rope_head_dim: int | None = None  # MLA decoupled RoPE key
-    indexer_head_dim: int | None = None  # DeepSeek sparse attention (DSA) indexer key size
+    indexer_head_dim: int | None = None  # sparse-attention indexer key size (DSA, MiniMax-M3)
+    indexer_fp8: bool = True  # the engines' DSA key: fp8 + fp32 scales; False: bf16 (MiniMax-M3)
     shared: bool = False  # reuses an earlier layer's cache (Gemma 3n num_kv_shared_layers)
     values_from_keys: bool = False  # no v_proj: the keys are the values (Gemma 4 attention_k_eq_v)
 
