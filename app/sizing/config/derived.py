@@ -316,11 +316,36 @@ def _minimax_m3(keys: Keys) -> dict[str, Any]:
     return out
 
 
+def _bailing_hybrid(keys: Keys) -> dict[str, Any]:
+    """BailingHybridConfig: KDA heads and size from num_attention_heads and head_dim unless stated
+    (the kernel from short_conv_kernel_size); MLA every layer_group_size-th layer; the first
+    first_k_dense_replace layers dense."""
+    n = _layer_count(keys, 42)
+    out: dict[str, Any] = {}
+    for flat, source, default in (
+        ("linear_head_dim", "head_dim", 128),
+        ("linear_num_heads", "num_attention_heads", 32),
+        ("linear_conv_kernel_dim", "short_conv_kernel_size", 4),
+    ):
+        if not keys.has(flat):
+            out[flat] = keys.raw(source, default)
+    if not keys.has("layer_types"):
+        group = keys.int("layer_group_size", 6, maximum=MAX_LAYERS)
+        out["layer_types"] = [
+            "full_attention" if (i + 1) % group == 0 else "linear_attention" for i in range(n)
+        ]
+    if not keys.has("mlp_layer_types"):
+        first = keys.int("first_k_dense_replace", 2, minimum=0, maximum=MAX_LAYERS)
+        out["mlp_layer_types"] = _dense_first(keys, n, first)
+    return out
+
+
 _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "kimi_linear": _kimi_linear,
     "ernie4_5_moe": _ernie4_5_moe,
     "lfm2": _lfm2,
+    "bailing_hybrid": _bailing_hybrid,
     "minimax_m3_vl": _minimax_m3,
     "minimax_m3_vl_text": _minimax_m3,
     "hy_v3": _hy_v3,

@@ -68,6 +68,7 @@ class Layout:
     learned_positions: bool = False  # absolute position embedding of n_positions rows
     state_kind: str | None = None  # its linear-attention layers' state (spec.State kinds)
     mamba_norm: bool = False  # a gated RMSNorm over the Mamba-2 inner width
+    kda_full_rank_gates: bool = False  # KDA forget and output gates as full-rank projections
     tied: bool = False  # tie_word_embeddings when the config does not say
 
     def with_(self, **changes: object) -> Layout:
@@ -170,6 +171,8 @@ LAYOUTS: dict[str, Layout] = {
     "glm4_moe_lite": LLAMA,
     "laguna": QWEN3.with_(attention_gate=PER_HEAD, router_bias=True, shared_expert_gate=False),
     "hy_v3": QWEN3,
+    "mistral4": LLAMA,  # DeepSeek-style MLA + MoE (Mistral Small 4)
+    "mistral_large4_text": LLAMA,
     "hy_v4": LLAMA.with_(attention_gate=PER_CHANNEL, sinks=True, hyper_connections=True),
     "minimax_m3_vl": QWEN3.with_(lightning_indexer=True),  # its text config has no type
     "minimax_m3_vl_text": QWEN3.with_(lightning_indexer=True),
@@ -200,6 +203,9 @@ LAYOUTS: dict[str, Layout] = {
     "qwen3_vl_moe_text": QWEN3,
     "qwen3_next": GATED_DELTANET,
     "kimi_linear": LLAMA.with_(state_kind="kda"),  # Kimi Delta Attention beside MLA layers
+    "bailing_hybrid": LLAMA.with_(
+        state_kind="kda", kda_full_rank_gates=True, attention_gate=PER_HEAD
+    ),
     "step3p5": QWEN3.with_(attention_gate=PER_HEAD),  # Step-3.7's text model
     "step3p7": QWEN3.with_(attention_gate=PER_HEAD),  # its config.json written flat
     "qwen3_5_text": GATED_DELTANET,

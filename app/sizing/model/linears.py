@@ -125,11 +125,8 @@ def _mixer(keys: Keys, h: int, st: State, base: str) -> list[Linear]:
             Linear(f"{name}.q_proj", MIXER, width, h),
             Linear(f"{name}.k_proj", MIXER, width, h),
             Linear(f"{name}.v_proj", MIXER, width, h),
-            Linear(f"{name}.forget_gate.f_a_proj", MIXER, d, h),
-            Linear(f"{name}.forget_gate.f_b_proj", MIXER, width, d),
+            *_kda_gates(keys, name, h, width, d),
             Linear(f"{name}.b_proj", MIXER, st.heads, h),
-            Linear(f"{name}.g_a_proj", MIXER, d, h),
-            Linear(f"{name}.g_b_proj", MIXER, width, d),
             Linear(f"{name}.o_proj", MIXER, h, width),
         ]
     name = f"{base}.mamba" if keys.model_type in ("jamba", "falcon_h1") else f"{base}.mixer"
@@ -147,6 +144,21 @@ def _mixer(keys: Keys, h: int, st: State, base: str) -> list[Linear]:
         Linear(f"{name}.x_proj", MIXER, rank + 2 * st.state_size, inner),
         Linear(f"{name}.dt_proj", MIXER, inner, rank),
         Linear(f"{name}.out_proj", MIXER, h, inner),
+    ]
+
+
+def _kda_gates(keys: Keys, name: str, h: int, width: int, d: int) -> list[Linear]:
+    lay = layout_of(keys.model_type) or LLAMA
+    if lay.kda_full_rank_gates:  # Ling: full-rank forget and output gates
+        return [
+            Linear(f"{name}.forget_gate.f_proj", MIXER, width, h),
+            Linear(f"{name}.g_proj", MIXER, width, h),
+        ]
+    return [  # Kimi: low-rank through head_dim
+        Linear(f"{name}.forget_gate.f_a_proj", MIXER, d, h),
+        Linear(f"{name}.forget_gate.f_b_proj", MIXER, width, d),
+        Linear(f"{name}.g_a_proj", MIXER, d, h),
+        Linear(f"{name}.g_b_proj", MIXER, width, d),
     ]
 
 

@@ -23,10 +23,13 @@ def mixer_params(keys: Keys, h: int, st: State) -> int:
         # output gate (g_a/g_b), gated o_norm, o_proj
         heads, d = st.heads, st.head_dim
         width = heads * d
-        n = 3 * h * width + 3 * width * st.conv_kernel
-        n += h * d + d * width + width + heads  # forget gate
-        n += h * heads + h * d + d * width + d  # b_proj, g_a, g_b, o_norm
-        return n + width * h
+        n = 3 * h * width + 3 * width * st.conv_kernel + width + heads  # + dt_bias, A_log
+        lay = layout_of(keys.model_type)
+        if lay is not None and lay.kda_full_rank_gates:  # Ling: f_proj and g_proj, h × width
+            n += 2 * h * width
+        else:  # Kimi: low-rank f_a/f_b and g_a/g_b through head_dim
+            n += 2 * (h * d + d * width)
+        return n + h * heads + d + width * h  # b_proj, o_norm, o_proj
     if st.kind == "mamba2":
         inner, heads = st.intermediate, st.heads
         conv_dim = inner + 2 * st.groups * st.state_size
