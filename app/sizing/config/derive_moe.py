@@ -1,0 +1,60 @@
+"""Derivations of MoE families: which layers are dense and which MoE, from the keys their config
+classes read (ERNIE 4.5, AFMoE, EXAONE MoE, GLM-4.7-Flash)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .derive_common import dense_first, layer_count
+from .keys import MAX_LAYERS, Keys
+
+
+def ernie4_5_moe(keys: Keys) -> dict[str, Any]:
+    """Ernie4_5_MoeConfig: MoE on every moe_layer_interval-th layer from moe_layer_start_index
+    to moe_layer_end_index (-1: the last)."""
+    n = layer_count(keys, 28)
+    start = keys.int("moe_layer_start_index", 1, minimum=0, maximum=MAX_LAYERS)
+    end = keys.raw("moe_layer_end_index", -1)
+    end = n - 1 if end == -1 else keys.int("moe_layer_end_index", minimum=0, maximum=MAX_LAYERS)
+    every = keys.int("moe_layer_interval", 1, maximum=MAX_LAYERS)
+    kinds = ["sparse" if (i + 1) % every == 0 and start <= i <= end else "dense" for i in range(n)]
+    return {"mlp_layer_types": kinds}
+
+
+def afmoe(keys: Keys) -> dict[str, Any]:
+    """AfmoeConfig: global attention every global_attn_every_n_layers (4), sliding otherwise;
+    the first num_dense_layers (1) layers dense."""
+    n = layer_count(keys, 32)
+    out: dict[str, Any] = {
+        "mlp_layer_types": dense_first(
+            keys, n, keys.int("num_dense_layers", 1, minimum=0, maximum=MAX_LAYERS)
+        )
+    }
+    if not keys.has("layer_types"):
+        every = keys.int("global_attn_every_n_layers", 4, maximum=MAX_LAYERS)
+        out["layer_types"] = [
+            "sliding_attention" if (i + 1) % every else "full_attention" for i in range(n)
+        ]
+    return out
+
+
+def exaone_moe(keys: Keys) -> dict[str, Any]:
+    """ExaoneMoeConfig: the first first_k_dense_replace (1) layers dense; sliding layers but
+    every sliding_window_pattern-th (4) when a window is set."""
+    n = layer_count(keys, 32)
+    first = keys.int("first_k_dense_replace", 1, minimum=0, maximum=MAX_LAYERS)
+    out: dict[str, Any] = {}
+    if not keys.has("mlp_layer_types"):
+        out["mlp_layer_types"] = dense_first(keys, n, first)
+    if not keys.has("layer_types") and keys.has("sliding_window"):
+        every = keys.int("sliding_window_pattern", 4, maximum=MAX_LAYERS)
+        out["layer_types"] = [
+            "sliding_attention" if (i + 1) % every else "full_attention" for i in range(n)
+        ]
+    return out
+
+
+def glm4_moe_lite(keys: Keys) -> dict[str, Any]:
+    """Glm4MoeLiteConfig: MoE from the second layer on (first_k_dense_replace is not read)."""
+    n = layer_count(keys, 47)
+    return {} if keys.has("mlp_layer_types") else {"mlp_layer_types": dense_first(keys, n, 1)}
