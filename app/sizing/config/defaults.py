@@ -103,6 +103,8 @@ MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
     "glm_moe_dsa": {"first_k_dense_replace": 3, "n_shared_experts": 1},
     "falcon": {"multi_query": True, "new_decoder_architecture": False, "parallel_attn": True},
     "gpt2": {"n_positions": 1024},
+    "starcoder2": {"use_bias": True},
+    "gpt_neox": {"attention_bias": True},
     "jamba": {
         "attn_layer_period": 8,
         "attn_layer_offset": 4,

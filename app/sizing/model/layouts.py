@@ -65,7 +65,12 @@ class Layout:
     per_layer_inputs: bool = False  # a token embedding per layer (Gemma 3n/4 PLE)
     lightning_indexer: bool = False  # MiniMax-M3: sparse layers carry an indexer (q/k, norms)
     hyper_connections: bool = False  # hc_mult residual streams mixed before and after each sublayer
-    learned_positions: bool = False  # absolute position embedding of n_positions rows
+    learned_positions: str | None = None  # the key giving the rows of an absolute position table
+    positions_offset: int = 0  # rows beyond that key (OPT keeps 2 spare)
+    embedding_norm: bool = False  # a LayerNorm right after the token embedding (BLOOM)
+    head_bias: bool = False  # the LM head has a bias (GPT-J, CodeGen, Phi)
+    mlp_width_key: str = "intermediate_size"  # the key of the MLP width
+    mlp_width_factor: int | None = None  # MLP width = factor × hidden when that key is absent
     state_kind: str | None = None  # its linear-attention layers' state (spec.State kinds)
     mamba_norm: bool = False  # a gated RMSNorm over the Mamba-2 inner width
     kda_full_rank_gates: bool = False  # KDA forget and output gates as full-rank projections
@@ -76,7 +81,26 @@ class Layout:
 
 
 LLAMA = Layout()
-GPT2 = Layout(norm=LAYERNORM, all_biases=True, mlp_gated=False, learned_positions=True, tied=True)
+GPT2 = Layout(
+    norm=LAYERNORM,
+    all_biases=True,
+    mlp_gated=False,
+    learned_positions="n_positions",
+    tied=True,
+    mlp_width_key="n_inner",
+    mlp_width_factor=4,
+)
+GPTJ = Layout(  # one LayerNorm feeds attention and MLP in parallel; no attention biases
+    norm=LAYERNORM,
+    block_norms=1,
+    qkv_bias=NEVER,
+    o_bias=NEVER,
+    mlp_gated=False,
+    mlp_bias=ALWAYS,
+    head_bias=True,
+    mlp_width_key="n_inner",
+    mlp_width_factor=4,
+)
 QWEN2 = Layout(qkv_bias=ALWAYS, o_bias=NEVER)
 QWEN3 = Layout(qk_norm=PER_HEAD)
 GEMMA = Layout(tied=True)
@@ -110,7 +134,49 @@ LAYOUTS: dict[str, Layout] = {
     "falcon_h1": LLAMA,
     "gpt2": GPT2,
     "gpt_bigcode": GPT2,
-    "falcon": Layout(norm=LAYERNORM, mlp_gated=False, tied=True),
+    "falcon": Layout(
+        norm=LAYERNORM,
+        mlp_gated=False,
+        tied=True,
+        mlp_width_key="ffn_hidden_size",
+        mlp_width_factor=4,
+    ),
+    "gptj": GPTJ,
+    "codegen": GPTJ,
+    "gpt_neox": Layout(norm=LAYERNORM, mlp_gated=False, mlp_bias=ALWAYS),
+    "phi": Layout(
+        norm=LAYERNORM,
+        block_norms=1,
+        qkv_bias=ALWAYS,
+        o_bias=ALWAYS,
+        qk_norm=PER_HEAD,
+        qk_norm_if="qk_layernorm",
+        qk_norm_bias=True,
+        mlp_gated=False,
+        mlp_bias=ALWAYS,
+        head_bias=True,
+    ),
+    "starcoder2": Layout(norm=LAYERNORM, bias_key="use_bias", mlp_gated=False, tied=True),
+    "gpt_neo": Layout(
+        norm=LAYERNORM,
+        qkv_bias=NEVER,
+        o_bias=ALWAYS,
+        mlp_gated=False,
+        mlp_bias=ALWAYS,
+        learned_positions="max_position_embeddings",
+        tied=True,
+        mlp_width_factor=4,
+    ),
+    "bloom": Layout(
+        norm=LAYERNORM,
+        qkv_bias=ALWAYS,
+        o_bias=ALWAYS,
+        mlp_gated=False,
+        mlp_bias=ALWAYS,
+        embedding_norm=True,
+        tied=True,
+        mlp_width_factor=4,
+    ),
     "gemma": GEMMA,
     "gemma2": GEMMA2,
     "gemma3_text": GEMMA2.with_(qk_norm=PER_HEAD),

@@ -58,9 +58,9 @@ class Moe:
         keys, mt = self.keys, self.keys.model_type
         if mt == "llama4_text" and keys.has("intermediate_size_mlp"):
             return keys.int("intermediate_size_mlp")
-        if mt in ("gpt2", "gpt_bigcode", "falcon"):
-            key = "n_inner" if mt != "falcon" else "ffn_hidden_size"
-            return keys.opt_int(key) or 4 * self.h
+        if self.layout.mlp_width_factor is not None:  # GPT-2's n_inner, Falcon's ffn_hidden_size
+            width = keys.opt_int(self.layout.mlp_width_key)
+            return width or self.layout.mlp_width_factor * self.h
         if keys.has("dense_intermediate_size"):  # MiniMax-M3's dense layers
             return keys.int("dense_intermediate_size")
         if self.layout.ffn_auto_adjust and keys.bool("block_auto_adjust_ff_dim", True):

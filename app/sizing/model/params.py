@@ -38,7 +38,12 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
     lm_head = 0 if tied else vocab * h
     total = embedding + lm_head + (norm_params(lay, h) if lay.final_norm else 0)
     if lay.learned_positions:
-        total += keys.int("n_positions", maximum=1 << 24) * h
+        rows = keys.int(lay.learned_positions, maximum=1 << 24) + lay.positions_offset
+        total += rows * h
+    if lay.embedding_norm:
+        total += norm_params(lay, h)
+    if lay.head_bias and lm_head:
+        total += vocab
     if lay.per_layer_inputs:
         total += per_layer_input_params(keys, h, len(layers))
     if lay.hyper_connections:  # the head's mix of the streams: fn, base, scale
