@@ -1,5 +1,5 @@
-"""Derivations of MoE families: which layers are dense and which MoE, from the keys their config
-classes read (ERNIE 4.5, AFMoE, EXAONE MoE, GLM-4.7-Flash)."""
+"""Derivations of MLP layouts: which layers are dense and which MoE (ERNIE 4.5, AFMoE, EXAONE MoE,
+GLM-4.7-Flash) and MLP widths given as ratios (MPT), from the keys their config classes read."""
 
 from __future__ import annotations
 
@@ -58,3 +58,13 @@ def glm4_moe_lite(keys: Keys) -> dict[str, Any]:
     """Glm4MoeLiteConfig: MoE from the second layer on (first_k_dense_replace is not read)."""
     n = layer_count(keys, 47)
     return {} if keys.has("mlp_layer_types") else {"mlp_layer_types": dense_first(keys, n, 1)}
+
+
+def mpt(keys: Keys) -> dict[str, Any]:
+    """MptConfig: the MLP is expansion_ratio × d_model wide; transformers' MptAttention has as
+    many key/value heads as query heads whatever attn_config says."""
+    width = keys.int("d_model", 2048)
+    return {
+        "intermediate_size": keys.int("expansion_ratio", 4, maximum=64) * width,
+        "num_key_value_heads": keys.raw("n_heads", 16),
+    }

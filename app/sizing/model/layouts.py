@@ -142,6 +142,8 @@ LAYOUTS: dict[str, Layout] = {
         mlp_width_factor=4,
     ),
     "gptj": GPTJ,
+    # MPT: LayerNorms without bias and no linear biases (no_bias, true in every MPT checkpoint)
+    "mpt": Layout(qkv_bias=NEVER, o_bias=NEVER, mlp_gated=False, tied=True),
     "codegen": GPTJ,
     "gpt_neox": Layout(norm=LAYERNORM, mlp_gated=False, mlp_bias=ALWAYS),
     "phi": Layout(
