@@ -124,3 +124,24 @@ def hy_v4(keys: Keys) -> dict[str, Any]:
             "full" if i == 0 or (i - 1) % 4 == 0 else "shared" for i in range(n)
         ]
     return out
+
+
+def dots1(keys: Keys) -> dict[str, Any]:
+    """Dots1Config: sliding from layer max_window_layers (62) on when sliding_window (4096, the
+    class default) is set; every layer full in the released 62-layer checkpoint."""
+    n = layer_count(keys, 62)
+    if keys.has("layer_types"):
+        return {}
+    window = (
+        keys.raw("sliding_window", 4096)
+        if "sliding_window" not in keys.data
+        else keys.raw("sliding_window")
+    )
+    first = keys.int("max_window_layers", 62, minimum=0, maximum=1 << 10)
+    return {
+        "layer_types": [
+            "sliding_attention" if window is not None and i >= first else "full_attention"
+            for i in range(n)
+        ],
+        "sliding_window": window,
+    }

@@ -229,6 +229,7 @@ LAYOUTS: dict[str, Layout] = {
         mlp_bias=ALWAYS,
     ),
     "mellum": QWEN3,
+    "dots1": QWEN3,  # DeepSeek-style MoE (first_k_dense_replace, n_shared_experts)
     "ernie4_5_moe": LLAMA.with_(tied=True, bias_key="use_bias", router_bias=True),
     "afmoe": QWEN3.with_(attention_gate=PER_CHANNEL, block_norms=4, router_bias=True),
     "olmoe": OLMO2,
