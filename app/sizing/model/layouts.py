@@ -62,6 +62,8 @@ class Layout:
     router_scales: bool = False  # the router also scales each hidden dim and each expert
     router_bias: bool = False  # a learned per-expert selection bias held as a parameter
     shared_expert_gate: bool = True  # shared_expert_intermediate_size comes with a sigmoid gate
+    shared_mlp_key: str | None = None  # one shared MLP beside the experts, this key wide
+    expert_width_key: str | None = None  # the experts' width key when not moe_intermediate_size
     per_layer_inputs: bool = False  # a token embedding per layer (Gemma 3n/4 PLE)
     lightning_indexer: bool = False  # MiniMax-M3: sparse layers carry an indexer (q/k, norms)
     hyper_connections: bool = False  # hc_mult residual streams mixed before and after each sublayer
@@ -240,6 +242,12 @@ LAYOUTS: dict[str, Layout] = {
     "glm4_moe_lite": LLAMA,
     "laguna": QWEN3.with_(attention_gate=PER_HEAD, router_bias=True, shared_expert_gate=False),
     "hy_v3": QWEN3,
+    "hunyuan_v1_dense": QWEN3,
+    # transformers builds the experts and the shared MLP at intermediate_size (it does not read
+    # moe_intermediate_size or num_shared_expert)
+    "hunyuan_v1_moe": QWEN3.with_(
+        shared_mlp_key="intermediate_size", expert_width_key="intermediate_size"
+    ),
     "mistral4": LLAMA,  # DeepSeek-style MLA + MoE (Mistral Small 4)
     "mistral_large4_text": LLAMA,
     "hy_v4": LLAMA.with_(attention_gate=PER_CHANNEL, sinks=True, hyper_connections=True),

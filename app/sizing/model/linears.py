@@ -219,6 +219,9 @@ def _experts(keys: Keys, moe: Moe, name: str) -> list[Linear]:
         count = keys.int(count_key, minimum=0, maximum=1 << 16)
         if count:
             out += _dense(moe.gated, h, count * inter, f"{name}.shared_experts", SHARED)
+    elif moe.layout.shared_mlp_key:  # Hunyuan's shared_mlp
+        width = keys.int(moe.layout.shared_mlp_key)
+        out += _dense(moe.gated, h, width, f"{name}.shared_mlp", SHARED)
     elif mt == "llama4_text":
         out += _dense(moe.gated, h, keys.int("intermediate_size"), f"{name}.shared_expert", SHARED)
     return out

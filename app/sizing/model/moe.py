@@ -39,10 +39,16 @@ class Moe:
                 "top_k_experts",
             )
         )
-        self.top_k = keys.int(top_key, maximum=MAX_EXPERTS) if top_key and self.experts else 0
+        top = keys.raw(top_key) if top_key else None
+        if isinstance(top, list) and top:  # Hunyuan: one top-k per layer; the first stands for all
+            top = keys.check_int(top[0], top_key or "", minimum=1, maximum=MAX_EXPERTS)
+            self.top_k = top if self.experts else 0
+        else:
+            self.top_k = keys.int(top_key, maximum=MAX_EXPERTS) if top_key and self.experts else 0
         self.top_k = min(self.top_k, self.experts)
         self.gated = self.layout.mlp_gated
-        moe_key = keys.first(("moe_intermediate_size",)) or "intermediate_size"
+        moe_key = self.layout.expert_width_key or keys.first(("moe_intermediate_size",))
+        moe_key = moe_key or "intermediate_size"
         self.expert_inter = keys.int(moe_key) if self.experts else 0
         self.routed = 0  # routed-expert parameters summed over the MoE blocks counted so far
         # Latent MoE (Nemotron-3 Super/Ultra): routed experts run in moe_latent_size, between a
@@ -181,6 +187,8 @@ class Moe:
         if count_key:  # DeepSeek/GLM/Kimi: one MLP n_shared times as wide
             count = keys.int(count_key, minimum=0, maximum=MAX_EXPERTS)
             return self._mlp(count * self.expert_inter, False) if count else 0
+        if self.layout.shared_mlp_key:  # Hunyuan: one shared MLP as wide as this key says
+            return self._mlp(keys.int(self.layout.shared_mlp_key), False)
         if keys.model_type == "llama4_text":  # one shared expert at intermediate_size
             return self._mlp(keys.int("intermediate_size"), False)
         return 0
