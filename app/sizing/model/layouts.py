@@ -47,6 +47,8 @@ class Layout:
     qk_norm_bias: bool = False  # the q/k norms are LayerNorms with a bias
     output_gate: bool = False  # q_proj doubled for a sigmoid gate (Qwen3-Next attn_output_gate)
     sinks: bool = False  # one learned sink logit per head (gpt-oss)
+    head_dim_vectors: int = 0  # learned vectors of head_dim per attention layer (DiffLlama: 4)
+    sub_norms: bool = False  # a norm inside attention (hidden) and inside the MLP (its width)
     attention_gate: str | None = None  # a gate on the attention output: PER_HEAD (g_proj: heads
     # × h, Step-3.7, Laguna) or PER_CHANNEL (gate_proj: heads·head_dim × h, AFMoE)
     shared_kv_weights: bool = True  # False: layers reusing an earlier cache have no k/v weights
@@ -116,6 +118,12 @@ LAYOUTS: dict[str, Layout] = {
     "mixtral": LLAMA,
     "phi3": LLAMA,
     "granite": LLAMA,
+    "granite_swa": LLAMA.with_(sinks=True, tied=True),
+    "granitemoe_swa": LLAMA.with_(sinks=True),
+    "granitemoeshared": LLAMA,
+    "minicpm3": LLAMA.with_(tied=True),
+    "diffllama": LLAMA.with_(head_dim_vectors=4),  # lambda_q1, lambda_k1, lambda_q2, lambda_k2
+    "bitnet": LLAMA.with_(sub_norms=True),
     "ernie4_5": LLAMA.with_(tied=True),
     "smollm3": LLAMA.with_(tied=True),
     "exaone4": QWEN3,

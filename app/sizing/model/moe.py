@@ -128,6 +128,8 @@ class Moe:
 
     def _mlp(self, inter: int, bias: bool) -> int:
         n = (3 if self.gated else 2) * self.h * inter + self.layout.mlp_params
+        if self.layout.sub_norms:  # BitNet's ffn_sub_norm over the MLP width
+            n += inter
         if bias:
             n += (2 * inter if self.gated else inter) + self.h
         return n
