@@ -119,3 +119,30 @@ def bamba(keys: Keys) -> dict[str, Any]:
     n = layer_count(keys, 32)
     attention = layer_index_set(keys, "attn_layer_indices", n) or frozenset()
     return {"layer_types": ["full_attention" if i in attention else "mamba" for i in range(n)]}
+
+
+def mamba(keys: Keys) -> dict[str, Any]:
+    """MambaConfig / FalconMambaConfig: every layer a Mamba-1 mixer; its keys read under Jamba's
+    names (state_size, expand, conv_kernel, time_step_rank, use_bias)."""
+    n = layer_count(keys, 32)
+    return {
+        "layer_types": ["mamba"] * n,
+        "mamba_d_state": keys.raw("state_size", 16),
+        "mamba_expand": keys.raw("expand", 2),
+        "mamba_d_conv": keys.raw("conv_kernel", 4),
+        "mamba_dt_rank": keys.raw("time_step_rank", "auto"),
+        "mamba_proj_bias": keys.raw("use_bias", False),
+    }
+
+
+def mamba2(keys: Keys) -> dict[str, Any]:
+    """Mamba2Config: every layer a Mamba-2 mixer; its keys read under Nemotron-H's names."""
+    n = layer_count(keys, 64)
+    return {
+        "layer_types": ["mamba"] * n,
+        "mamba_num_heads": keys.raw("num_heads", 128),
+        "mamba_head_dim": keys.raw("head_dim", 64),
+        "ssm_state_size": keys.raw("state_size", 128),
+        "n_groups": keys.raw("n_groups", 8),
+        "conv_kernel": keys.raw("conv_kernel", 4),
+    }

@@ -15,7 +15,16 @@ from typing import Any
 
 from ..errors import ConfigError
 from .derive_attention import dots1, gemma4, hy_v3, hy_v4, laguna, minimax_m3, step3p7
-from .derive_mixers import bailing_hybrid, bamba, kimi_linear, lfm2, lfm2_moe, lfm3
+from .derive_mixers import (
+    bailing_hybrid,
+    bamba,
+    kimi_linear,
+    lfm2,
+    lfm2_moe,
+    lfm3,
+    mamba,
+    mamba2,
+)
 from .derive_moe import afmoe, ernie4_5_moe, exaone_moe, glm4_moe_lite, mpt
 from .keys import Keys
 
@@ -57,6 +66,9 @@ _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "kimi_linear": kimi_linear,
     "ernie4_5_moe": ernie4_5_moe,
     "lfm2": lfm2,
+    "mamba": mamba,
+    "falcon_mamba": mamba,
+    "mamba2": mamba2,
     "dots1": dots1,
     "mpt": mpt,
     "bailing_hybrid": bailing_hybrid,

@@ -41,6 +41,11 @@ def decoder_dims(keys: Keys) -> Dims:
         ("num_hidden_layers", "num_hidden_layers (or n_layer)", layers_key),
         ("num_attention_heads", "num_attention_heads (or n_head)", heads_key),
     )
+    lay = layout_of(keys.model_type)
+    if lay is not None and lay.attention_free and hidden_key and layers_key:
+        # Mamba: no attention heads at all; every layer is a Mamba mixer
+        hidden = keys.int(hidden_key)
+        return Dims(hidden, keys.int(layers_key, maximum=MAX_LAYERS), 0, 0, 0, 0)
     missing = [(key, label) for key, label, found in wanted if found is None]
     if missing:
         what = f"model_type {keys.model_type!r}" if keys.model_type else "this config"
@@ -103,7 +108,8 @@ def build_layers(keys: Keys, dims: Dims) -> tuple[LayerSpec, ...]:
     overridden: dict[int, dict[str, Attention]] = {}  # per override object, built once
     overrides = layer_overrides(keys, n)
     state = build_state(keys, dims.hidden) if any(t in ("linear", "hybrid") for t in tags) else None
-    indexed = indexer_layers(keys, n) if kinds["full"].indexer_head_dim else None
+    full = kinds.get("full")
+    indexed = indexer_layers(keys, n) if full and full.indexer_head_dim else None
     layers = []
     for i, tag in enumerate(tags):
         own = kinds
@@ -126,6 +132,8 @@ def build_layers(keys: Keys, dims: Dims) -> tuple[LayerSpec, ...]:
 def _attention_kinds(
     keys: Keys, dims: Dims, sliding: int | None, chunk: int | None
 ) -> dict[str, Attention]:
+    if not dims.heads:  # attention-free (Mamba)
+        return {}
     full = _attention(keys, dims, FULL, None)
     return {
         "full": full,

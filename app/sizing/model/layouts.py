@@ -76,6 +76,7 @@ class Layout:
     mlp_width_key: str = "intermediate_size"  # the key of the MLP width
     mlp_width_factor: int | None = None  # MLP width = factor × hidden when that key is absent
     state_kind: str | None = None  # its linear-attention layers' state (spec.State kinds)
+    attention_free: bool = False  # no attention at all: every block is one Mamba mixer, no MLP
     mamba_norm: bool = False  # a gated RMSNorm over the Mamba-2 inner width
     kda_full_rank_gates: bool = False  # KDA forget and output gates as full-rank projections
     tied: bool = False  # tie_word_embeddings when the config does not say
@@ -139,6 +140,9 @@ LAYOUTS: dict[str, Layout] = {
     "llama4_text": LLAMA,  # its use_qk_norm is an L2 norm without weights
     "gpt_oss": LLAMA.with_(sinks=True),
     "jamba": LLAMA,
+    "mamba": Layout(block_norms=1, attention_free=True, tied=True),
+    "falcon_mamba": Layout(block_norms=1, attention_free=True, tied=True),
+    "mamba2": Layout(block_norms=1, attention_free=True, mamba_norm=True),
     "bamba": LLAMA.with_(mamba_norm=True),
     "granitemoehybrid": LLAMA.with_(mamba_norm=True),
     "falcon_h1": LLAMA,

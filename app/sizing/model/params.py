@@ -100,7 +100,9 @@ def _layer(keys: Keys, dims: Dims, lay: Layout, layer: LayerSpec, moe: Moe) -> t
     if lay.per_layer_inputs:  # gate, projection and norm of the layer's own token embedding
         p = keys.int("hidden_size_per_layer_input", 0, minimum=0)
         n += 2 * h * p + h if p else 0
-    if mt == "nemotron_h" and layer.attention is None and layer.state is None:
+    if lay.attention_free:
+        mlp_total = mlp_active = 0  # the block is its Mamba mixer alone
+    elif mt == "nemotron_h" and layer.attention is None and layer.state is None:
         mlp_total, mlp_active = moe.nemotron_block(layer.index)
     elif mt == "nemotron_h":
         mlp_total = mlp_active = 0  # mixer-only block
