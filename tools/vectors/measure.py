@@ -170,10 +170,15 @@ def cache_bytes(model: torch.nn.Module, tokens: int) -> list[dict[str, int]]:
     with torch.no_grad():
         out = model(input_ids=ids, use_cache=True)
     cache = out.past_key_values
+    # MiniMax keeps its lightning-attention states beside the layers, in `linear_cache`
+    linear = getattr(cache, "linear_cache", None) or []
     per_layer = []
-    for layer in cache.layers:
+    for i in range(max(len(cache.layers), len(linear))):
+        found = _tensors(cache.layers[i]) if i < len(cache.layers) else []
+        if i < len(linear) and isinstance(linear[i], torch.Tensor):
+            found.append(("recurrent_states", linear[i]))
         sizes: dict[str, int] = {}
-        for name, tensor in _tensors(layer):
+        for name, tensor in found:
             sizes[name] = sizes.get(name, 0) + tensor.numel() * tensor.element_size()
             if name == "recurrent_states":
                 sizes["recurrent_elements"] = sizes.get("recurrent_elements", 0) + tensor.numel()

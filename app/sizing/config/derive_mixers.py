@@ -146,3 +146,14 @@ def mamba2(keys: Keys) -> dict[str, Any]:
         "n_groups": keys.raw("n_groups", 8),
         "conv_kernel": keys.raw("conv_kernel", 4),
     }
+
+
+def minimax(keys: Keys) -> dict[str, Any]:
+    """MiniMaxConfig (MiniMax-Text-01 / M1): full attention on even layers, lightning attention
+    on odd ones, unless layer_types says."""
+    n = layer_count(keys, 32)
+    if keys.has("layer_types"):
+        return {}
+    return {
+        "layer_types": ["full_attention" if (i + 1) % 2 else "linear_attention" for i in range(n)]
+    }

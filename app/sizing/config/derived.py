@@ -24,6 +24,7 @@ from .derive_mixers import (
     lfm3,
     mamba,
     mamba2,
+    minimax,
 )
 from .derive_moe import afmoe, ernie4_5_moe, exaone_moe, glm4_moe_lite, mpt
 from .keys import Keys
@@ -69,6 +70,7 @@ _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "mamba": mamba,
     "falcon_mamba": mamba,
     "mamba2": mamba2,
+    "minimax": minimax,
     "dots1": dots1,
     "mpt": mpt,
     "bailing_hybrid": bailing_hybrid,

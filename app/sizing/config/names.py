@@ -113,6 +113,7 @@ FAMILIES = {
     "mamba": "Mamba",
     "mamba2": "Mamba-2",
     "falcon_mamba": "Falcon Mamba",
+    "minimax": "MiniMax-Text-01",
     "minimax_m3_vl": "MiniMax-M3",
     "minimax_m3_vl_text": "MiniMax-M3",
     "ministral": "Ministral",

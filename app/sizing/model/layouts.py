@@ -117,6 +117,7 @@ LAYOUTS: dict[str, Layout] = {
     "llama": LLAMA,
     "mistral": LLAMA,
     "mixtral": LLAMA,
+    "minimax": LLAMA.with_(state_kind="lightning"),  # MiniMax-M1/Text-01: lightning attention
     "phi3": LLAMA,
     "granite": LLAMA,
     "granite_swa": LLAMA.with_(sinks=True, tied=True),

@@ -114,6 +114,13 @@ def _mixer(keys: Keys, h: int, st: State, base: str) -> list[Linear]:
             Linear(f"{name}.in_proj_ba", MIXER, 2 * vh, h),
             Linear(f"{name}.out_proj", MIXER, h, vh * vd),
         ]
+    if st.kind == "lightning":
+        width = st.heads * st.head_dim
+        return [
+            Linear(f"{base}.self_attn.qkv_proj", MIXER, 3 * width, h),
+            Linear(f"{base}.self_attn.output_gate", MIXER, width, h),
+            Linear(f"{base}.self_attn.out_proj", MIXER, h, width),
+        ]
     if st.kind == "short_conv":
         return [
             Linear(f"{base}.conv.in_proj", MIXER, 3 * st.intermediate, h),

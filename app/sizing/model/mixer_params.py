@@ -15,6 +15,9 @@ def mixer_params(keys: Keys, h: int, st: State) -> int:
         conv_dim = 2 * kh * kd + vh * vd
         in_proj = h * (2 * kh * kd + 2 * vh * vd) + h * 2 * vh  # qkvz + ba
         return in_proj + conv_dim * st.conv_kernel + 2 * vh + vd + vh * vd * h
+    if st.kind == "lightning":  # qkv_proj, output_gate, out_proj, norm over heads × head_dim
+        width = st.heads * st.head_dim
+        return 3 * width * h + width * h + h * width + width
     if st.kind == "short_conv":  # depthwise conv, in_proj (B, C, x), out_proj
         h3 = st.intermediate
         bias = keys.bool("conv_bias")

@@ -14,6 +14,10 @@ def build_state(keys: Keys, hidden: int) -> State:
     lay = layout_of(keys.model_type)
     if lay is not None and lay.state_kind == "kda":
         return _kda(keys)
+    if lay is not None and lay.state_kind == "lightning":  # MiniMax: one (d, d) state per head
+        heads = keys.int("num_attention_heads", maximum=MAX_HEADS)
+        head_dim = keys.opt_int("head_dim") or hidden // heads
+        return State("lightning", 0, heads=heads, head_dim=head_dim, state_size=head_dim)
     if lay is not None and lay.state_kind == "short_conv":  # LFM2: conv over the hidden width
         return State("short_conv", keys.int("conv_L_cache", 3), intermediate=hidden)
     return _state(keys, hidden)
