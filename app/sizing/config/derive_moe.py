@@ -68,3 +68,23 @@ def mpt(keys: Keys) -> dict[str, Any]:
         "intermediate_size": keys.int("expansion_ratio", 4, maximum=64) * width,
         "num_key_value_heads": keys.raw("n_heads", 16),
     }
+
+
+def cohere2_moe(keys: Keys) -> dict[str, Any]:
+    """Cohere2MoeConfig: the first first_k_dense_replace layers dense (prefix_dense_intermediate_size
+    wide, else intermediate_size) with their own sliding pattern, the rest MoE."""
+    n = layer_count(keys, 40)
+    first = keys.int("first_k_dense_replace", 0, minimum=0, maximum=MAX_LAYERS)
+    out: dict[str, Any] = {
+        "dense_intermediate_size": keys.raw("prefix_dense_intermediate_size")
+        or keys.raw("intermediate_size")
+    }
+    if not keys.has("layer_types"):
+        prefix = keys.int("prefix_dense_sliding_window_pattern", 1, maximum=MAX_LAYERS)
+        rest = keys.int("sliding_window_pattern", 4, maximum=MAX_LAYERS)
+        out["layer_types"] = [
+            "sliding_attention" if (i + 1) % prefix else "full_attention" for i in range(first)
+        ] + ["sliding_attention" if (i + 1) % rest else "full_attention" for i in range(n - first)]
+    if not keys.has("mlp_layer_types"):
+        out["mlp_layer_types"] = dense_first(keys, n, first)
+    return out

@@ -26,7 +26,7 @@ from .derive_mixers import (
     mamba2,
     minimax,
 )
-from .derive_moe import afmoe, ernie4_5_moe, exaone_moe, glm4_moe_lite, mpt
+from .derive_moe import afmoe, cohere2_moe, ernie4_5_moe, exaone_moe, glm4_moe_lite, mpt
 from .keys import Keys
 
 
@@ -73,6 +73,7 @@ _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "minimax": minimax,
     "dots1": dots1,
     "mpt": mpt,
+    "cohere2_moe": cohere2_moe,
     "bailing_hybrid": bailing_hybrid,
     "minimax_m3_vl": minimax_m3,
     "minimax_m3_vl_text": minimax_m3,

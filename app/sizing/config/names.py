@@ -52,6 +52,7 @@ FAMILIES = {
     "mimo_v2_flash": "MiMo-V2-Flash",
     "cohere": "Command R",
     "cohere2": "Command A",
+    "cohere2_moe": "Command A MoE",
     "olmo2": "OLMo 2",
     "granite": "Granite",
     "starcoder2": "StarCoder2",

@@ -207,6 +207,7 @@ LAYOUTS: dict[str, Layout] = {
     ),
     "cohere": Layout(block_norms=1, tied=True, qk_norm=WHOLE_PROJECTION, qk_norm_if="use_qk_norm"),
     "cohere2": Layout(block_norms=1, tied=True),
+    "cohere2_moe": Layout(block_norms=1, tied=True, expert_width_key="intermediate_size"),
     "olmo": Layout(norm=PARAMETER_FREE),
     "olmo2": OLMO2,
     "olmo3": OLMO2,
