@@ -103,6 +103,7 @@ MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
     "glm_moe_dsa": {"first_k_dense_replace": 3, "n_shared_experts": 1},
     "falcon": {"multi_query": True, "new_decoder_architecture": False, "parallel_attn": True},
     "gpt2": {"n_positions": 1024},
+    "opt": {"enable_bias": True, "ffn_dim": 3072, "max_position_embeddings": 2048},
     "starcoder2": {"use_bias": True},
     "gpt_neox": {"attention_bias": True},
     "jamba": {

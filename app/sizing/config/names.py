@@ -127,6 +127,7 @@ FAMILIES = {
     "olmo": "OLMo",
     "olmo3": "OLMo 3",
     "olmoe": "OLMoE",
+    "olmo_hybrid": "OLMo hybrid",
     "persimmon": "Persimmon",
     "phimoe": "Phi-3.5-MoE",
     "qwen3_vl": "Qwen3-VL",

@@ -72,6 +72,8 @@ class Layout:
     learned_positions: str | None = None  # the key giving the rows of an absolute position table
     positions_offset: int = 0  # rows beyond that key (OPT keeps 2 spare)
     embedding_norm: bool = False  # a LayerNorm right after the token embedding (BLOOM)
+    embedding_width_key: str | None = None  # a narrower embedding, projected in and out (OPT)
+    final_norm_key: str | None = None  # a key that, when false, drops the final norm (OPT)
     head_bias: bool = False  # the LM head has a bias (GPT-J, CodeGen, Phi)
     mlp_width_key: str = "intermediate_size"  # the key of the MLP width
     mlp_width_factor: int | None = None  # MLP width = factor × hidden when that key is absent
@@ -174,6 +176,18 @@ LAYOUTS: dict[str, Layout] = {
         head_bias=True,
     ),
     "starcoder2": Layout(norm=LAYERNORM, bias_key="use_bias", mlp_gated=False, tied=True),
+    "opt": Layout(
+        norm=LAYERNORM,
+        bias_key="enable_bias",
+        mlp_gated=False,
+        learned_positions="max_position_embeddings",
+        positions_offset=2,  # OPTLearnedPositionalEmbedding keeps two rows more
+        embedding_width_key="word_embed_proj_dim",
+        final_norm_key="do_layer_norm_before",
+        tied=True,
+        mlp_width_key="ffn_dim",
+        mlp_width_factor=4,
+    ),
     "gpt_neo": Layout(
         norm=LAYERNORM,
         qkv_bias=NEVER,
@@ -211,6 +225,7 @@ LAYOUTS: dict[str, Layout] = {
     "olmo": Layout(norm=PARAMETER_FREE),
     "olmo2": OLMO2,
     "olmo3": OLMO2,
+    "olmo_hybrid": OLMO2,  # gated DeltaNet layers beside OLMo 2 attention
     "seed_oss": LLAMA.with_(o_bias_key="attention_out_bias"),
     "apertus": QWEN3.with_(mlp_gated=False, mlp_params=2),  # xIELU: alpha_p, alpha_n
     "ministral": LLAMA,

@@ -34,9 +34,13 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
     vocab_key = keys.first(("vocab_size", "n_vocab", "padded_vocab_size")) or "vocab_size"
     vocab = keys.int(vocab_key, maximum=MAX_VOCAB)
     tied = keys.bool("tie_word_embeddings", lay.tied)
-    embedding = vocab * h
-    lm_head = 0 if tied else vocab * h
-    total = embedding + lm_head + (norm_params(lay, h) if lay.final_norm else 0)
+    width = keys.opt_int(lay.embedding_width_key) if lay.embedding_width_key else None
+    width = width or h
+    embedding = vocab * width
+    lm_head = 0 if tied else vocab * width
+    total = embedding + lm_head + (norm_params(lay, h) if _final_norm(keys, lay) else 0)
+    if width != h:  # OPT-350m: project_in and project_out between the embedding and the model
+        total += 2 * width * h
     if lay.learned_positions:
         rows = keys.int(lay.learned_positions, maximum=1 << 24) + lay.positions_offset
         total += rows * h
@@ -60,6 +64,14 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
     return ParamCounts(
         total, active, embedding, lm_head, mtp, exact, routed, moe.experts, moe.top_k
     )
+
+
+def _final_norm(keys: Keys, lay: Layout) -> bool:
+    if not lay.final_norm:
+        return False
+    if lay.final_norm_key is None:
+        return True
+    return keys.bool(lay.final_norm_key, True) and not keys.bool("_remove_final_layer_norm")
 
 
 def per_layer_input_params(keys: Keys, h: int, n_layers: int) -> int:

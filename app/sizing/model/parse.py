@@ -11,7 +11,7 @@ from ..config.coverage import (
     refuse_unmodelled_features,
 )
 from ..config.derived import derive
-from ..config.keys import Keys, reject_non_decoders, unwrap
+from ..config.keys import MAX_VOCAB, Keys, reject_non_decoders, unwrap
 from ..config.limits import context_limit, stated_positions
 from ..config.names import family_name
 from ..errors import ConfigError, SizingError, UnsupportedArchitectureError
@@ -77,7 +77,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         name=name or _default_name(wrapper, keys),
         model_type=keys.display_type,
         hidden_size=dims.hidden,
-        vocab_size=params.embedding // dims.hidden,
+        vocab_size=_vocab(keys),
         num_layers=dims.layers,
         num_attention_heads=dims.heads,
         max_position_embeddings=stated_positions(keys),
@@ -91,6 +91,11 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         linears=tuple(linear_inventory(keys, dims, layers)) if qc else (),
         quant=read_quantization(qc) if qc else None,
     )
+
+
+def _vocab(keys: Keys) -> int:
+    key = keys.first(("vocab_size", "n_vocab", "padded_vocab_size")) or "vocab_size"
+    return keys.int(key, maximum=MAX_VOCAB)
 
 
 def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
