@@ -35,7 +35,9 @@ def decoder_dims(keys: Keys) -> Dims:
     layers_key = keys.first(("num_hidden_layers", "n_layer", "num_layers", "n_layers"))
     if layers_key is None and keys.model_type == "nemotron_h" and stated_depth(keys):
         layers_key = "layers_block_type"  # the pattern's length is the depth
-    heads_key = keys.first(("num_attention_heads", "n_head", "num_heads", "n_heads"))
+    heads_key = keys.first(
+        ("num_attention_heads", "n_head", "num_heads", "n_heads", "attention_heads")
+    )
     wanted = (
         ("hidden_size", "hidden_size (or n_embd)", hidden_key),
         ("num_hidden_layers", "num_hidden_layers (or n_layer)", layers_key),

@@ -188,6 +188,26 @@ LAYOUTS: dict[str, Layout] = {
         mlp_width_key="ffn_dim",
         mlp_width_factor=4,
     ),
+    "biogpt": Layout(
+        norm=LAYERNORM,
+        qkv_bias=ALWAYS,
+        o_bias=ALWAYS,
+        mlp_gated=False,
+        mlp_bias=ALWAYS,
+        learned_positions="max_position_embeddings",
+        positions_offset=2,
+        tied=True,
+    ),
+    "xglm": Layout(  # sinusoidal positions: no parameters
+        norm=LAYERNORM,
+        qkv_bias=ALWAYS,
+        o_bias=ALWAYS,
+        mlp_gated=False,
+        mlp_bias=ALWAYS,
+        tied=True,
+        mlp_width_key="ffn_dim",
+        mlp_width_factor=4,
+    ),
     "gpt_neo": Layout(
         norm=LAYERNORM,
         qkv_bias=NEVER,
@@ -228,6 +248,9 @@ LAYOUTS: dict[str, Layout] = {
     "olmo_hybrid": OLMO2,  # gated DeltaNet layers beside OLMo 2 attention
     "seed_oss": LLAMA.with_(o_bias_key="attention_out_bias"),
     "apertus": QWEN3.with_(mlp_gated=False, mlp_params=2),  # xIELU: alpha_p, alpha_n
+    "apertus1p5_text": QWEN3.with_(mlp_gated=False, mlp_params=2),
+    "aria_text": LLAMA.with_(expert_width_key="intermediate_size"),
+    "sarvam_mla": LLAMA,
     "ministral": LLAMA,
     "ministral3": LLAMA,
     "helium": LLAMA,
