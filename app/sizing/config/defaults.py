@@ -41,6 +41,10 @@ MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
         "sliding_window": 512,
         "sliding_window_pattern": 5,
         "num_kv_shared_layers": 15,
+        "hidden_size_per_layer_input": 256,
+        "vocab_size_per_layer_input": 262144,
+        "altup_num_inputs": 4,
+        "laurel_rank": 64,
     },
     "gemma4_text": {
         "hidden_size": 2304,

@@ -7,7 +7,7 @@ MLA with its optional q-LoRA, and the DSA lightning indexer, in the layouts of t
 from __future__ import annotations
 
 from ..config.keys import Keys
-from .layouts import ALWAYS, CONFIG, PER_CHANNEL, PER_HEAD, WHOLE_PROJECTION, Layout
+from .layout import ALWAYS, CONFIG, PER_CHANNEL, PER_HEAD, WHOLE_PROJECTION, Layout
 from .spec import Attention
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ..config.keys import Keys
 from .architecture import Dims
-from .layouts import LLAMA, PER_CHANNEL, PER_HEAD, Layout, layout_of
+from .layout import LLAMA, PER_CHANNEL, PER_HEAD, Layout
+from .layouts import layout_of
 from .moe import Moe
 from .spec import Attention, LayerSpec, State
 

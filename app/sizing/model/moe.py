@@ -10,7 +10,8 @@ from ..config.bounds import layer_index_set
 from ..config.keys import MAX_EXPERTS, MAX_LAYERS, Keys
 from ..errors import ConfigError
 from .architecture import Dims
-from .layouts import ALWAYS, LLAMA, layout_of
+from .layout import ALWAYS, LLAMA
+from .layouts import layout_of
 from .patterns import stated_types
 
 # mlp_layer_types entries that mean a routed-expert MLP.
@@ -51,6 +52,7 @@ class Moe:
         moe_key = moe_key or "intermediate_size"
         self.expert_inter = keys.int(moe_key) if self.experts else 0
         self.routed = 0  # routed-expert parameters summed over the MoE blocks counted so far
+        self.layer = 0  # the layer whose MLP is being sized (per-layer widths)
         # Latent MoE (Nemotron-3 Super/Ultra): routed experts run in moe_latent_size, between a
         # down-projection (fc1_latent_proj) and an up-projection (fc2_latent_proj) of the block.
         self.latent = keys.opt_int("moe_latent_size") if self.experts else None
@@ -72,9 +74,12 @@ class Moe:
         if self.layout.ffn_auto_adjust and keys.bool("block_auto_adjust_ff_dim", True):
             return self._auto_adjusted(keys.int("intermediate_size"))
         value = keys.raw("intermediate_size")
-        if isinstance(value, list):  # Gemma 3n: one width per layer; use the first
+        if isinstance(value, list):  # Gemma 3n: one width per layer
             return keys.check_int(
-                value[0] if value else None, "intermediate_size", minimum=1, maximum=1 << 20
+                value[self.layer] if self.layer < len(value) else None,
+                "intermediate_size",
+                minimum=1,
+                maximum=1 << 20,
             )
         return keys.int("intermediate_size")
 
@@ -138,6 +143,7 @@ class Moe:
         """Layer i's MLP: dense, MoE, or (Gemma 4) a dense MLP beside the MoE block.
         ``reuses_cache``: the layer reuses an earlier layer's cache (Gemma 4's double-wide MLP)."""
         keys = self.keys
+        self.layer = i
         bias = keys.bool("mlp_bias") or keys.bool("bias") or self.layout.all_biases
         bias = bias or self.layout.mlp_bias == ALWAYS
         bias = bias or (self.layout.bias_key is not None and keys.bool(self.layout.bias_key))

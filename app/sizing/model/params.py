@@ -14,13 +14,13 @@ from __future__ import annotations
 from ..config.keys import MAX_LAYERS, MAX_VOCAB, Keys
 from .architecture import Dims
 from .attention_params import attention_params
-from .layouts import (
+from .layout import (
     LAYERNORM,
     LLAMA,
     PARAMETER_FREE,
     Layout,
-    layout_of,
 )
+from .layouts import layout_of
 from .mixer_params import mixer_params
 from .moe import Moe
 from .spec import LayerSpec, ParamCounts
@@ -50,6 +50,9 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
         total += vocab
     if lay.per_layer_inputs:
         total += per_layer_input_params(keys, h, len(layers))
+    if lay.altup_laurel:  # AltUp's projections into and out of its extra streams
+        streams = keys.int("altup_num_inputs", 4, maximum=64)
+        total += 2 * (streams - 1) * h * h
     if lay.hyper_connections:  # the head's mix of the streams: fn, base, scale
         hc = keys.int("hc_mult", 4, maximum=64)
         total += hc * hc * h + hc + 1
@@ -64,6 +67,15 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
     return ParamCounts(
         total, active, embedding, lm_head, mtp, exact, routed, moe.experts, moe.top_k
     )
+
+
+def _altup_laurel(keys: Keys, h: int) -> int:
+    """Gemma 3n per layer: AltUp (output scale, correction and prediction coefficients, modality
+    router and its norm) and LAuReL (a rank-r residual and its norm)."""
+    n = keys.int("altup_num_inputs", 4, maximum=64)
+    rank = keys.int("laurel_rank", 64)
+    altup = h + n * n + n * n * n + n * h + h
+    return altup + 2 * h * rank + h
 
 
 def _final_norm(keys: Keys, lay: Layout) -> bool:
@@ -109,6 +121,8 @@ def _layer(keys: Keys, dims: Dims, lay: Layout, layer: LayerSpec, moe: Moe) -> t
     if lay.hyper_connections:  # before attention and before the MLP: fn, base, scale each
         hc = keys.int("hc_mult", 4, maximum=64)
         n += 2 * (2 * hc * hc * h + 2 * hc + 2)
+    if lay.altup_laurel:
+        n += _altup_laurel(keys, h)
     if lay.per_layer_inputs:  # gate, projection and norm of the layer's own token embedding
         p = keys.int("hidden_size_per_layer_input", 0, minimum=0)
         n += 2 * h * p + h if p else 0
