@@ -16,6 +16,7 @@ from ..config.limits import context_limit, stated_positions
 from ..config.names import family_name
 from ..errors import ConfigError, SizingError, UnsupportedArchitectureError
 from .architecture import build_layers, decoder_dims
+from .layouts import layout_of
 from .linears import linear_inventory
 from .params import count_params
 from .quant_config import read_quantization
@@ -50,9 +51,9 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         raise UnsupportedArchitectureError(
             "no layer holds a cache (no attention or state layers)", field=keys.field("layer_types")
         )
-    params = count_params(keys, dims, layers)
-    if not params.exact:
+    if layout_of(keys.model_type) is None:  # refused before its parameters are guessed at
         refuse_unmodelled_family(keys)
+    params = count_params(keys, dims, layers)
     if keys.raw("multi_query") is True and keys.has("num_kv_heads"):
         notes.append(
             "multi_query is true and new_decoder_architecture is false, so the model has one KV "
