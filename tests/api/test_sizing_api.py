@@ -151,10 +151,10 @@ def test_bad_configs_name_the_key(sqlite_client: TestClient, config: dict, key: 
 
 
 def test_a_family_the_core_does_not_model_is_refused_by_name(sqlite_client: TestClient) -> None:
-    config = {**load_preset_config("llama-3.1-8b"), "model_type": "step3p7"}
+    config = {**load_preset_config("llama-3.1-8b"), "model_type": "longcat_flash"}
     response = post(sqlite_client, {"config": config})
     assert error_fields(response) == ["config.model_type"]
-    assert "'step3p7' is not modelled layer by layer" in response.text
+    assert "'longcat_flash' is not modelled layer by layer" in response.text
     compressed = {**load_preset_config("deepseek-v3"), "compress_ratios": [0, 4, 128]}
     response = post(sqlite_client, {"config": compressed})
     assert error_fields(response) == ["config.compress_ratios"]

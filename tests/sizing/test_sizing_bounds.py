@@ -56,7 +56,7 @@ def worst_case_configs() -> dict[str, dict[str, Any]]:
         "num_attention_heads": 32,
         "num_key_value_heads": 8,
         "vocab_size": 128256,
-        "max_position_embeddings": 4096,
+        "max_position_embeddings": 262144,
         "attn_layer_indices": list(range(0, n, 3)),
         "mamba_n_heads": 128,
         "mamba_d_head": 64,

@@ -62,3 +62,23 @@ def test_the_cli_never_names_a_model_after_its_folder(tmp_path, capsys):
     )
     assert main(["size", str(path), "--name", "Tuned Qwen", "--json", "--context", "4096"]) == 0
     assert json.loads(capsys.readouterr().out)["model"] == "Tuned Qwen"
+
+
+def test_every_sized_family_pasted_without_a_name_is_called_by_its_family():
+    """A pasted config of any vector's family, stripped of _name_or_path, is "<Family> (pasted
+    config)" with the family as its makers write it (from the table, else the architecture class;
+    transformers' default configs name no architecture), never a raw model_type."""
+    from tests.sizing.sizing_helpers import vector_config, vectors
+
+    for entry in vectors():
+        config = vector_config(entry)
+        config.pop("_name_or_path", None)
+        if isinstance(config.get("text_config"), dict):
+            config["text_config"].pop("_name_or_path", None)
+        name = parse_config(config).name
+        assert name.endswith(" (pasted config)"), (entry["model"], name)
+        family = name.removesuffix(" (pasted config)")
+        assert ("_" not in family and family != entry["model_type"]) or family == "nanochat", (
+            entry["model"],
+            name,
+        )

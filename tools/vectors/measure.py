@@ -19,19 +19,56 @@ tests/sizing/vectors/vectors.json (entries keyed by model name, in config order)
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import torch
+import torch.fx.experimental._config
 import transformers
+import transformers.cache_utils
 from transformers import AutoModel, AutoModelForCausalLM
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+# MoE dispatch calls torch.nonzero, which has no data-independent meta kernel; the fake value
+# assumes every element is non-zero, which changes no parameter and no cache shape.
+torch.fx.experimental._config.meta_nonzero_assume_all_nonzero = True
+
+# A cache with only linear-attention / Mamba layers keeps no sequence length (nor mask sizes),
+# and transformers raises when the model asks (an all-Mamba default config); every pass here
+# starts from an empty cache, so the length is 0 and the mask spans the new tokens only.
+_get_seq_length = transformers.cache_utils.Cache.get_seq_length
+_get_mask_sizes = transformers.cache_utils.Cache.get_mask_sizes
+
+
+def _seq_length_or_zero(self: Any, *args: Any, **kwargs: Any) -> int:
+    try:
+        return _get_seq_length(self, *args, **kwargs)
+    except ValueError:
+        return 0
+
+
+def _mask_sizes_or_query(self: Any, query_length: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return _get_mask_sizes(self, query_length, *args, **kwargs)
+    except ValueError:
+        return query_length, 0
+
+
+transformers.cache_utils.Cache.get_seq_length = _seq_length_or_zero
+transformers.cache_utils.Cache.get_mask_sizes = _mask_sizes_or_query
 
 VECTORS_DIR = Path(__file__).resolve().parents[2] / "tests" / "sizing" / "vectors"
 SHORT, LONG = 16, 32
 INDEXER_QUANT_BLOCK = 128  # vLLM DeepseekV32IndexerCache: fp8 values + one fp32 scale per 128
+
+
+def _special_float(obj: dict[str, Any]) -> Any:
+    if set(obj) == {"__float__"}:
+        return float(obj["__float__"].replace("Infinity", "inf"))
+    return obj
 
 
 def text_config(path: Path) -> tuple[dict[str, Any], Any, str, bool]:
@@ -42,17 +79,19 @@ def text_config(path: Path) -> tuple[dict[str, Any], Any, str, bool]:
     ``architectures`` names (Kimi K2 ships ``kimi_k2`` with ``DeepseekV3ForCausalLM``, the class
     vLLM loads too), or as its ``text_config``'s own model_type when that one is known.
     """
-    raw = json.loads(path.read_text())
+    # transformers writes inf/nan as {"__float__": "Infinity"} and decodes them when it reads a
+    # config file; the configs are built from dicts here, so decode them the same way
+    raw = json.loads(path.read_text(), object_hook=_special_float)
     data = {k: v for k, v in raw.items() if k != "quantization_config"}
     model_type = data.pop("model_type", None)
     if model_type in CONFIG_MAPPING:
         config = CONFIG_MAPPING[model_type](**data)
-        return (
-            raw,
-            config.get_text_config(decoder=True),
-            model_type,
-            getattr(config, "tie_word_embeddings", False),
-        )
+        text = config.get_text_config(decoder=True)
+        if text is not config and "text_config" not in data and "hidden_size" in data:
+            # a wrapper written flat (Step-3.7's remote-code config.json): its keys are the text
+            # model's, as the remote code and the engines read them
+            text = type(text)(**data)
+        return raw, text, model_type, getattr(config, "tie_word_embeddings", False)
     text = data.get("text_config")
     if isinstance(text, dict) and text.get("model_type") in CONFIG_MAPPING:
         text = dict(text)
@@ -80,10 +119,26 @@ def build(config: Any, wrapper_ties: bool) -> tuple[torch.nn.Module, int]:
         try:
             return AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16), 0
         except ValueError:
+            pass
+        try:
             model = AutoModel.from_config(config, dtype=torch.bfloat16)
+        except ValueError:  # a text model only its wrapper's module knows (Step-3.7's)
+            model = _text_model_class(config)._from_config(config, dtype=torch.bfloat16)
     # the head belongs to the wrapper, so the wrapper's tie_word_embeddings decides (Qwen3-VL-MoE's
     # text config says true, its wrapper false: the ConditionalGeneration model is untied)
     return model, 0 if wrapper_ties else config.vocab_size * config.hidden_size
+
+
+def _text_model_class(config: Any) -> type:
+    """The ``*TextModel`` class in the config class's own modelling module."""
+    module = importlib.import_module(
+        type(config).__module__.replace(".configuration_", ".modeling_")
+    )
+    for name in dir(module):
+        cls = getattr(module, name)
+        if name.endswith("TextModel") and getattr(cls, "config_class", None) is type(config):
+            return cls
+    raise SystemExit(f"no text model class for {type(config).__name__}")
 
 
 def _tensors(obj: Any) -> list[tuple[str, torch.Tensor]]:
@@ -99,16 +154,31 @@ def _tensors(obj: Any) -> list[tuple[str, torch.Tensor]]:
     return found
 
 
+def _skip_experts(model: torch.nn.Module) -> None:
+    """Routed experts return zeros in the cache passes: their eager loops read which experts a
+    token hit (``.item()``, data the meta device does not have), and their output changes no
+    cache shape. Parameters are counted before this, from the modules as built."""
+    for module in model.modules():
+        if type(module).__name__.endswith("Experts"):
+            module.forward = lambda hidden_states, *args, **kwargs: torch.zeros_like(hidden_states)
+
+
 def cache_bytes(model: torch.nn.Module, tokens: int) -> list[dict[str, int]]:
     """Per layer: bytes by tensor kind after one forward pass of ``tokens`` tokens."""
+    _skip_experts(model)
     ids = torch.zeros((1, tokens), dtype=torch.long, device="meta")
     with torch.no_grad():
         out = model(input_ids=ids, use_cache=True)
     cache = out.past_key_values
+    # MiniMax keeps its lightning-attention states beside the layers, in `linear_cache`
+    linear = getattr(cache, "linear_cache", None) or []
     per_layer = []
-    for layer in cache.layers:
+    for i in range(max(len(cache.layers), len(linear))):
+        found = _tensors(cache.layers[i]) if i < len(cache.layers) else []
+        if i < len(linear) and isinstance(linear[i], torch.Tensor):
+            found.append(("recurrent_states", linear[i]))
         sizes: dict[str, int] = {}
-        for name, tensor in _tensors(layer):
+        for name, tensor in found:
             sizes[name] = sizes.get(name, 0) + tensor.numel() * tensor.element_size()
             if name == "recurrent_states":
                 sizes["recurrent_elements"] = sizes.get("recurrent_elements", 0) + tensor.numel()
@@ -263,10 +333,11 @@ def main(argv: list[str] | None = None) -> int:
         for entry in results:
             by_config[entry["config"]] = entry
         doc["models"] = list(by_config.values())
-        doc["measured_with"] = (
-            f"transformers {transformers.__version__} + torch {torch.__version__.split('+')[0]} "
-            "(meta device forward passes)"
-        )
+        stamp = f"transformers {transformers.__version__} + torch {torch.__version__.split('+')[0]}"
+        if not doc.get("measured_with", "").startswith(
+            stamp
+        ):  # keep the dates of a same-version run
+            doc["measured_with"] = f"{stamp} (meta device forward passes, tools/vectors/measure.py)"
         vectors_file.write_text(json.dumps(doc, indent=1) + "\n")
     return 0
 

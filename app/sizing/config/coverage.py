@@ -17,16 +17,30 @@ UNMODELLED_FEATURES: tuple[tuple[str, str], ...] = (
         "compressed sparse attention (compress_ratios: layers cache keys and values compressed "
         "at per-layer ratios, beside a sliding window and hyper-connections)",
     ),
-    (
-        "linear_attn_config",
-        "Kimi Delta Attention layers (linear_attn_config: a recurrent state on the listed layers, "
-        "MLA on the others)",
-    ),
-    (
-        "moe_latent_size",
-        "latent MoE (moe_latent_size: routed experts run in a projected latent width)",
-    ),
 )
+
+
+# Families transformers 5.24 builds no model for: the checkpoint ships its own modelling code, and
+# the core sizes only what it can check against transformers (tests/sizing/vectors).
+NO_TRANSFORMERS_CODE: dict[str, str] = {
+    "kimi_k3": (
+        "its text model extends kimi_linear with pieces transformers' kimi_linear does not build "
+        "(the 'situ' activation, attention-residual blocks of attn_res_block_size, latent-MoE "
+        "norms, an MLA output gate); the checkpoint ships its own modeling_kimi_k3.py"
+    ),
+}
+
+
+def refuse_families_without_transformers_code(keys: Keys) -> None:
+    """Raise for a family whose modelling code transformers does not ship."""
+    for model_type in (keys.display_type, keys.model_type):
+        why = NO_TRANSFORMERS_CODE.get(model_type)
+        if why is not None:
+            raise UnsupportedArchitectureError(
+                f"model_type {model_type!r} has no modelling code in transformers 5.24: {why}. "
+                "The sizing core does not model it, so it cannot size this model exactly",
+                field="model_type",
+            )
 
 
 def refuse_unmodelled_features(keys: Keys) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import ConfigError, UnsupportedArchitectureError
+from .defaults import MODEL_TYPE_DEFAULTS
 
 # Absurdity bounds: generous for any real model, small enough to keep arithmetic and loops cheap.
 MAX_DIM = 1 << 20  # hidden sizes, head dims, intermediate sizes
@@ -22,110 +23,6 @@ MAX_HEADS = 1 << 16
 MAX_VOCAB = 1 << 27
 MAX_EXPERTS = 1 << 16
 MAX_POSITIONS = 1 << 40
-
-# Defaults that transformers' config classes apply when a key is absent (only keys that change
-# sizing). Checked against transformers 5.24 config classes instantiated with no arguments.
-MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma": {"head_dim": 256, "vocab_size": 256000, "max_position_embeddings": 8192},
-    "gemma2": {
-        "head_dim": 256,
-        "vocab_size": 256000,
-        "max_position_embeddings": 8192,
-        "sliding_window": 4096,
-        "sliding_window_pattern": 2,
-    },
-    "gemma3_text": {
-        "hidden_size": 2304,
-        "intermediate_size": 9216,
-        "num_hidden_layers": 26,
-        "num_attention_heads": 8,
-        "num_key_value_heads": 4,
-        "head_dim": 256,
-        "vocab_size": 262208,
-        "max_position_embeddings": 131072,
-        "sliding_window": 4096,
-        "sliding_window_pattern": 6,
-    },
-    "gemma3n_text": {
-        "hidden_size": 2048,
-        "num_hidden_layers": 35,
-        "num_attention_heads": 8,
-        "num_key_value_heads": 2,
-        "head_dim": 256,
-        "vocab_size": 262400,
-        "max_position_embeddings": 32768,
-        "sliding_window": 512,
-        "sliding_window_pattern": 5,
-        "num_kv_shared_layers": 15,
-    },
-    "cohere2": {"sliding_window": 4096, "sliding_window_pattern": 4, "head_dim": 128},
-    "gpt_oss": {
-        "head_dim": 64,
-        "sliding_window": 128,
-        "sliding_window_pattern": 2,
-        "attention_bias": True,
-        "max_position_embeddings": 131072,
-    },
-    "mistral": {"sliding_window": 4096, "max_position_embeddings": 131072},
-    "llama4_text": {
-        "head_dim": 128,
-        "attention_chunk_size": 8192,
-        "no_rope_layer_interval": 4,
-        "interleave_moe_layer_step": 1,
-        "max_position_embeddings": 131072,
-    },
-    "qwen3_next": {"head_dim": 256, "full_attention_interval": 4, "linear_conv_kernel_dim": 4},
-    "qwen3_5_text": {"head_dim": 256, "full_attention_interval": 4, "linear_conv_kernel_dim": 4},
-    "qwen3_5_moe_text": {
-        "head_dim": 256,
-        "full_attention_interval": 4,
-        "linear_conv_kernel_dim": 4,
-    },
-    "nemotron_h": {"conv_kernel": 4, "head_dim": 128},
-    "deepseek_v2": {"first_k_dense_replace": 0, "moe_layer_freq": 1, "n_shared_experts": 2},
-    "deepseek_v3": {"first_k_dense_replace": 3, "moe_layer_freq": 1, "n_shared_experts": 1},
-    "deepseek_v32": {"first_k_dense_replace": 3, "moe_layer_freq": 1, "n_shared_experts": 1},
-    "kimi_k2": {"first_k_dense_replace": 1, "moe_layer_freq": 1, "n_shared_experts": 1},
-    "glm4_moe": {"first_k_dense_replace": 1, "n_shared_experts": 1},
-    "glm_moe_dsa": {"first_k_dense_replace": 3, "n_shared_experts": 1},
-    "falcon": {"multi_query": True, "new_decoder_architecture": False, "parallel_attn": True},
-    "gpt2": {"n_positions": 1024},
-    "jamba": {
-        "attn_layer_period": 8,
-        "attn_layer_offset": 4,
-        "expert_layer_period": 2,
-        "expert_layer_offset": 1,
-        "mamba_d_conv": 4,
-        "mamba_expand": 2,
-        "mamba_d_state": 16,
-    },
-    "falcon_h1": {"mamba_d_conv": 4, "mamba_expand": 2, "mamba_d_state": 256},
-}
-
-# model_types whose transformers config class ties the output head to the embedding by default.
-TIED_BY_DEFAULT = frozenset(
-    {
-        "gemma",
-        "gemma2",
-        "gemma3_text",
-        "gemma3n_text",
-        "gemma4_text",
-        "cohere",
-        "cohere2",
-        "starcoder2",
-        "falcon",
-        "gpt2",
-        "gpt_bigcode",
-        "smollm3",
-        "ernie4_5",
-        "ernie4_5_moe",
-        "mpt",
-        "bloom",
-        "opt",
-        "lfm2",
-        "zamba2",
-    }
-)
 
 # Wrappers whose text model has its own model_type (used when text_config omits model_type).
 TEXT_MODEL_TYPES = {
@@ -136,7 +33,12 @@ TEXT_MODEL_TYPES = {
     "qwen3_5": "qwen3_5_text",
     "qwen3_5_moe": "qwen3_5_moe_text",
     "mistral3": "mistral",
+    "lfm2_vl": "lfm2",
+    "lfm3_vl": "lfm3",
+    "exaone4_5": "exaone4",
 }
+# Text model types their wrapper's config class renames (Exaone4_5Config builds exaone4).
+TEXT_TYPE_ALIASES = {"exaone4_5_text": "exaone4"}
 
 # Architectures that are not decoder-only language models (no causal KV cache to size).
 ENCODER_MODEL_TYPES = frozenset(
@@ -176,6 +78,9 @@ class Keys:
         self.defaults = MODEL_TYPE_DEFAULTS.get(model_type, {})
         self.display_type = model_type  # the wrapper's model_type for multimodal configs
         self.memo: dict[str, Any] = {}  # values derived once per config (limits.layer_index_set)
+        # What the family's transformers config class derives from the others (derived.py); it
+        # wins over the config's own value, as the config class overwrites it.
+        self.derived: dict[str, Any] = {}
 
     def field(self, key: str) -> str:
         return f"{self.prefix}{key}"
@@ -188,10 +93,19 @@ class Keys:
         """The config's value; transformers' default only when the key is absent. An explicit
         null stays null, as transformers keeps it (Mistral NeMo's "sliding_window": null means
         no window, not the Mistral class default of 4096)."""
+        if key in self.derived:
+            value = self.derived[key]
+            return default if value is None else value
         if key in self.data:
             value = self.data[key]
             return default if value is None else value
         return self.defaults.get(key, default)
+
+    def for_layer(self, overrides: Mapping[str, Any]) -> Keys:
+        """This config as one layer sees it: its ``per_layer_config`` overrides applied."""
+        view = Keys({**self.data, **self.derived, **overrides}, self.model_type, self.prefix)
+        view.display_type = self.display_type
+        return view
 
     def first(self, keys: Iterable[str]) -> str | None:
         """The first key among ``keys`` that is set (not null) in the config or its defaults."""
@@ -294,6 +208,7 @@ def unwrap(raw: Any) -> tuple[Keys, dict[str, Any], list[str]]:
                 f"must be a string, got {text_type!r}"[:200], field="text_config.model_type"
             )
         model_type = text_type or TEXT_MODEL_TYPES.get(top_type or "", top_type or "")
+        model_type = TEXT_TYPE_ALIASES.get(model_type, model_type)
         merged = dict(text)
         # transformers reads tie_word_embeddings from the wrapper when the text config lacks it.
         if "tie_word_embeddings" not in merged and "tie_word_embeddings" in raw:

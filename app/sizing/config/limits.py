@@ -19,7 +19,13 @@ from typing import Any
 from ..errors import ConfigError
 from .keys import MAX_POSITIONS, Keys
 
-POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
+POSITION_KEYS = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_sequence_length",
+    "seq_length",
+    "model_max_length",  # Kimi Linear (its attribute_map)
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from ..model.spec import Attention, LayerClass, ModelSpec, State
 from .kv import (
     FP8_DS_MLA_SCALE_BLOCK,
     INDEXER_QUANT_BLOCK,
+    indexer_token_bytes,
     layer_cost,
     state_bytes,
     uses_fp8_ds_mla,
@@ -110,37 +111,36 @@ def _attention_formula(att: Attention, b: int) -> dict[str, Any]:
         expr = "kv_heads × (head_dim + v_head_dim) × bytes"
         filled = f"{kv} × ({k} + {v}) × {b}"
     value = kv * (k + v) * b
+    if att.indexer_head_dim:  # MiniMax-M3's lightning indexer key, bf16
+        d = att.indexer_head_dim
+        expr += " + index_head_dim × 2 (indexer key, bf16)"
+        filled += f" + {d} × 2"
+        value += indexer_token_bytes(att)
     return {"expression": expr, "filled": f"{filled} = {value:,}", "bytes": value}
+
+
+# Per state kind: what its conv channels and its recurrent state are, in config terms.
+_STATE_TERMS = {
+    "gated_deltanet": ("2 × k_heads × k_dim + v_heads × v_dim", "v_heads × v_dim × k_dim"),
+    "kda": ("heads × head_dim + 2 × k_heads × k_dim", "heads × head_dim × head_dim"),
+    "mamba2": ("intermediate + 2 × n_groups × d_state", "heads × head_dim × d_state"),
+    "mamba1": ("intermediate", "intermediate × d_state"),
+    "short_conv": ("hidden", ""),
+    "lightning": ("", "heads × head_dim × head_dim"),
+}
 
 
 def _state_formula(st: State) -> dict[str, Any]:
     ssm_b = st.ssm_dtype_bytes or MODEL_DTYPE_BYTES
     pos = st.conv_kernel - 1
-    if st.kind == "gated_deltanet":
-        conv_dim = 2 * st.groups * st.state_size + st.heads * st.head_dim
-        expr = (
-            "(conv_kernel − 1) × (2 × k_heads × k_dim + v_heads × v_dim) × 2"
-            " + v_heads × v_dim × k_dim × ssm_bytes"
-        )
-        filled = (
-            f"{pos} × {conv_dim} × {MODEL_DTYPE_BYTES}"
-            f" + {st.heads} × {st.head_dim} × {st.state_size} × {ssm_b}"
-        )
-    elif st.kind == "mamba2":
-        conv_dim = st.intermediate + 2 * st.groups * st.state_size
-        expr = (
-            "(conv_kernel − 1) × (intermediate + 2 × n_groups × d_state) × 2"
-            " + heads × head_dim × d_state × ssm_bytes"
-        )
-        filled = (
-            f"{pos} × {conv_dim} × {MODEL_DTYPE_BYTES}"
-            f" + {st.heads} × {st.head_dim} × {st.state_size} × {ssm_b}"
-        )
-    else:
-        expr = "(conv_kernel − 1) × intermediate × 2 + intermediate × d_state × ssm_bytes"
-        filled = (
-            f"{pos} × {st.intermediate} × {MODEL_DTYPE_BYTES}"
-            f" + {st.intermediate} × {st.state_size} × {ssm_b}"
-        )
+    conv_terms, recurrent_terms = _STATE_TERMS.get(st.kind, ("conv_channels", "recurrent"))
+    exprs, filled_parts = [], []
+    if st.conv_channels():
+        exprs.append(f"(conv_kernel − 1) × ({conv_terms}) × 2")
+        filled_parts.append(f"{pos} × {st.conv_channels()} × {MODEL_DTYPE_BYTES}")
+    if st.recurrent_elements():
+        exprs.append(f"{recurrent_terms} × ssm_bytes")
+        filled_parts.append(f"{st.recurrent_elements()} × {ssm_b}")
+    expr, filled = " + ".join(exprs), " + ".join(filled_parts)
     value = state_bytes(st)
     return {"expression": expr, "filled": f"{filled} = {value:,}", "bytes": value}

@@ -96,7 +96,7 @@ def tp_violation(spec: ModelSpec, tp: int) -> str | None:
             rule = _state_violation(st.kind, st.heads, st.groups, st.intermediate, tp)
             if rule:
                 return rule
-    if heads % tp:
+    if heads and heads % tp:
         return f"num_attention_heads ({heads}) must be divisible by tp ({tp})"
     return None
 
@@ -113,18 +113,17 @@ def _state_violation(kind: str, heads: int, groups: int, inner: int, tp: int) ->
             return f"Mamba-2 heads ({heads}) must be divisible by tp ({tp})"
         if groups % tp and groups != 1:
             return f"Mamba-2 n_groups ({groups}) must be divisible by tp ({tp}) or equal 1"
-    if kind == "mamba1" and inner % tp:
+    if kind in ("kda", "lightning") and heads % tp:
+        return f"linear-attention heads ({heads}) must be divisible by tp ({tp})"
+    if kind in ("mamba1", "short_conv") and inner % tp:
         return f"Mamba intermediate size ({inner}) must be divisible by tp ({tp})"
     return None
 
 
 def legal_tp_degrees(spec: ModelSpec, up_to: int) -> list[int]:
     heads = spec.num_attention_heads
-    return [
-        tp
-        for tp in range(1, min(up_to, heads) + 1)
-        if heads % tp == 0 and tp_violation(spec, tp) is None
-    ]
+    top = min(up_to, heads) if heads else up_to  # attention-free (Mamba): the state's rules only
+    return [tp for tp in range(1, top + 1) if tp_violation(spec, tp) is None]
 
 
 def usable_bytes(gpu: GPU, util: float) -> int:

@@ -53,7 +53,11 @@ def mla_token_bytes(att: Attention, kv_bytes: int) -> int:
 
 
 def indexer_token_bytes(att: Attention) -> int:
+    """The sparse-attention indexer's key per token: the DSA layout the engines hold (fp8 values
+    and an fp32 scale per 128), or MiniMax-M3's bf16 key as transformers holds it."""
     d = att.indexer_head_dim or 0
+    if not att.indexer_fp8:
+        return d * MODEL_DTYPE_BYTES
     return d + d // INDEXER_QUANT_BLOCK * 4 if d else 0
 
 
@@ -64,25 +68,14 @@ def attention_token_bytes(att: Attention, kv_bytes: int, tp: int = 1) -> int:
     if att.is_mla:
         return mla_token_bytes(att, kv_bytes) + indexer_token_bytes(att)
     heads = max(1, att.num_kv_heads // tp)
-    return heads * (att.head_dim + att.v_head_dim) * kv_bytes
+    return heads * (att.head_dim + att.v_head_dim) * kv_bytes + indexer_token_bytes(att)
 
 
 def state_bytes(st: State, tp: int = 1) -> int:
     """Constant bytes of one state layer per sequence on one GPU (vLLM's rule)."""
-    conv_b = MODEL_DTYPE_BYTES
     ssm_b = st.ssm_dtype_bytes or MODEL_DTYPE_BYTES
-    positions = st.conv_kernel - 1
-    if st.kind == "gated_deltanet":
-        k_heads, v_heads = st.groups // tp, st.heads // tp
-        conv = positions * (2 * k_heads * st.state_size + v_heads * st.head_dim)
-        return conv * conv_b + v_heads * st.head_dim * st.state_size * ssm_b
-    if st.kind == "mamba2":
-        # vLLM extra_groups_for_head_shards: groups that do not divide tp are replicated to tp.
-        groups = st.groups if st.groups % tp == 0 else st.groups + (tp - st.groups)
-        conv = positions * ((st.intermediate + 2 * groups * st.state_size) // tp)
-        return conv * conv_b + (st.heads // tp) * st.head_dim * st.state_size * ssm_b
-    inner = st.intermediate // tp  # mamba1
-    return positions * inner * conv_b + inner * st.state_size * ssm_b
+    conv = (st.conv_kernel - 1) * st.conv_channels(tp) * MODEL_DTYPE_BYTES
+    return conv + st.recurrent_elements(tp) * ssm_b
 
 
 def transformers_state_bytes(st: State, recurrent_bytes: int = 4) -> int:
@@ -90,16 +83,8 @@ def transformers_state_bytes(st: State, recurrent_bytes: int = 4) -> int:
 
     Used only to cross-check our figure against the measured vectors (docs/sizing.md).
     """
-    if st.kind == "gated_deltanet":
-        conv_dim = 2 * st.groups * st.state_size + st.heads * st.head_dim
-        recurrent = st.heads * st.head_dim * st.state_size
-    elif st.kind == "mamba2":
-        conv_dim = st.intermediate + 2 * st.groups * st.state_size
-        recurrent = st.heads * st.head_dim * st.state_size
-    else:
-        conv_dim = st.intermediate
-        recurrent = st.intermediate * st.state_size
-    return st.conv_kernel * conv_dim * MODEL_DTYPE_BYTES + recurrent * recurrent_bytes
+    conv = st.conv_kernel * st.conv_channels() * MODEL_DTYPE_BYTES
+    return conv + st.recurrent_elements() * recurrent_bytes
 
 
 def layer_cost(layer: LayerSpec | LayerClass, kv_bytes: int, tp: int = 1) -> LayerCost:

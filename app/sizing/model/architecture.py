@@ -1,49 +1,24 @@
 """From config keys to per-layer cache shapes (``LayerSpec``), the way transformers and vLLM do.
 
-Nothing here looks at a model's name. The layer pattern comes from, in order: an explicit
-``layer_types`` list; Nemotron-H's ``hybrid_override_pattern``; MiMo-V2's ``hybrid_layer_pattern``;
-Qwen3-Next/3.5's ``full_attention_interval`` (gated DeltaNet layers); Jamba's
-``attn_layer_period``; Falcon-H1's parallel hybrid; Llama 4's ``no_rope_layers`` /
-``no_rope_layer_interval`` with ``attention_chunk_size``; a sliding window with
-``sliding_window_pattern`` (Gemma 2/3, Cohere 2, GPT-OSS defaults) or Qwen's
-``max_window_layers``; otherwise every layer is full attention.
+Nothing here looks at a model's name: the decoder's dimensions under their common names, each
+layer's kind from the pattern the config states (patterns.py), and the attention or state shape
+each kind caches (states.py for linear-attention / Mamba state).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..config.bounds import layer_index_set
+from ..config.derived import layer_overrides
 from ..config.keys import MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, Keys
 from ..errors import ConfigError, UnsupportedArchitectureError
-from .dtypes import state_dtype_bytes
-from .spec import CHUNKED, FULL, SLIDING, Attention, LayerSpec, State
+from .layouts import layout_of
+from .patterns import indexer_layers, layer_tags, stated_depth, window
+from .spec import CHUNKED, FULL, SLIDING, Attention, LayerSpec
+from .states import build_state
+
 
 # Per-layer mixer tags used while building: attention kinds, state kinds, hybrids and MLP-only.
-_LAYER_TYPE_ALIASES = {
-    "full_attention": "full",
-    "attention": "full",
-    "global": "full",
-    "global_attention": "full",
-    "indexed_attention": "full",  # DeepSeek-V3.2 / GLM-5 MLA + DSA indexer
-    "sliding_attention": "sliding",
-    "local": "sliding",
-    "local_attention": "sliding",
-    "chunked_attention": "chunked",
-    "linear_attention": "linear",
-    "mamba": "linear",
-    "mamba2": "linear",
-    "hybrid": "hybrid",
-    "mlp": "none",
-    "moe": "none",
-}
-_NEMOTRON_PATTERN = {"M": "linear", "*": "full", "-": "none", "E": "none"}
-# Config classes whose sliding_window_size counts the previous tokens a query sees, so the window
-# is that plus the query (transformers configuration_mimo_v2_flash.py). Gemma 2 ships the same key
-# meaning the whole window, and its config class leaves sliding_window as stated.
-_WINDOW_SIZE_EXCLUDES_QUERY = frozenset({"mimo_v2_flash"})
-
-
 @dataclass(frozen=True, slots=True)
 class Dims:
     hidden: int
@@ -58,12 +33,21 @@ def decoder_dims(keys: Keys) -> Dims:
     """Hidden size, depth and heads under any of their common names, or a precise error."""
     hidden_key = keys.first(("hidden_size", "n_embd", "d_model", "model_dim"))
     layers_key = keys.first(("num_hidden_layers", "n_layer", "num_layers", "n_layers"))
-    heads_key = keys.first(("num_attention_heads", "n_head", "num_heads", "n_heads"))
+    if layers_key is None and keys.model_type == "nemotron_h" and stated_depth(keys):
+        layers_key = "layers_block_type"  # the pattern's length is the depth
+    heads_key = keys.first(
+        ("num_attention_heads", "n_head", "num_heads", "n_heads", "attention_heads")
+    )
     wanted = (
         ("hidden_size", "hidden_size (or n_embd)", hidden_key),
         ("num_hidden_layers", "num_hidden_layers (or n_layer)", layers_key),
         ("num_attention_heads", "num_attention_heads (or n_head)", heads_key),
     )
+    lay = layout_of(keys.model_type)
+    if lay is not None and lay.attention_free and hidden_key and layers_key:
+        # Mamba: no attention heads at all; every layer is a Mamba mixer
+        hidden = keys.int(hidden_key)
+        return Dims(hidden, keys.int(layers_key, maximum=MAX_LAYERS), 0, 0, 0, 0)
     missing = [(key, label) for key, label, found in wanted if found is None]
     if missing:
         what = f"model_type {keys.model_type!r}" if keys.model_type else "this config"
@@ -74,7 +58,8 @@ def decoder_dims(keys: Keys) -> Dims:
         )
     assert hidden_key and layers_key and heads_key
     hidden = keys.int(hidden_key)
-    layers = keys.int(layers_key, maximum=MAX_LAYERS)
+    depth = stated_depth(keys) if keys.model_type == "nemotron_h" else None
+    layers = depth if depth is not None else keys.int(layers_key, maximum=MAX_LAYERS)
     heads = keys.int(heads_key, maximum=MAX_HEADS)
     kv_heads = _kv_heads(keys, heads)
     head_dim = _head_dim(keys, hidden, heads)
@@ -115,119 +100,51 @@ def _head_dim(keys: Keys, hidden: int, heads: int) -> int:
     return hidden // heads
 
 
-def _window(keys: Keys) -> int | None:
-    # Qwen2/2.5/3 configs carry "sliding_window": 131072 with "use_sliding_window": false.
-    if keys.raw("use_sliding_window") is False:
-        return None
-    if keys.model_type in _WINDOW_SIZE_EXCLUDES_QUERY and keys.has("sliding_window_size"):
-        previous = keys.int("sliding_window_size", maximum=MAX_POSITIONS - 1)
-        return previous + 1
-    return keys.opt_int("sliding_window", maximum=MAX_POSITIONS, zero_is_none=True)
-
-
-def layer_tags(keys: Keys, n: int) -> list[str]:
-    """One tag per layer: full, sliding, chunked, linear (state), hybrid or none (MLP only)."""
-    explicit = keys.list("layer_types", n)
-    if explicit is not None:
-        tags = []
-        for i, value in enumerate(explicit):
-            tag = _LAYER_TYPE_ALIASES.get(value) if isinstance(value, str) else None
-            if tag is None:
-                raise UnsupportedArchitectureError(
-                    f"layer {i} has layer type {value!r}, which the sizing core does not model",
-                    field=keys.field("layer_types"),
-                )
-            tags.append(tag)
-        return tags
-    if keys.has("layers_block_type"):  # Zamba: shared attention blocks reused across layers
-        raise UnsupportedArchitectureError(
-            "layers_block_type (Zamba-style shared attention blocks) is not modelled: the same "
-            "attention weights serve several layers, each with its own cache",
-            field=keys.field("layers_block_type"),
-        )
-    listed = layer_index_set(keys, "attn_layer_indices", n)
-    if listed is not None:  # Bamba: attention at the listed layers, Mamba-2 elsewhere
-        return ["full" if i in listed else "linear" for i in range(n)]
-    pattern = keys.str("hybrid_override_pattern")
-    if pattern is not None:
-        if len(pattern) != n or any(c not in _NEMOTRON_PATTERN for c in pattern):
-            raise ConfigError(
-                f"must be {n} characters from M (mamba), * (attention), - (MLP), E (MoE)",
-                field=keys.field("hybrid_override_pattern"),
-            )
-        return [_NEMOTRON_PATTERN[c] for c in pattern]
-    hybrid = keys.list("hybrid_layer_pattern", n)
-    if hybrid is not None:  # MiMo-V2: 1 = sliding window, 0 = full attention
-        return ["sliding" if v == 1 else "full" for v in hybrid]
-    if keys.has("linear_num_value_heads"):  # Qwen3-Next / Qwen3.5 gated DeltaNet
-        every = keys.int("full_attention_interval", 4, maximum=MAX_LAYERS)
-        return ["linear" if (i + 1) % every else "full" for i in range(n)]
-    if keys.has("attn_layer_period"):  # Jamba
-        period = keys.int("attn_layer_period", maximum=MAX_LAYERS)
-        offset = keys.int("attn_layer_offset", 0, minimum=0, maximum=MAX_LAYERS)
-        return ["full" if i % period == offset else "linear" for i in range(n)]
-    if keys.model_type == "falcon_h1":  # attention and Mamba-2 in parallel in every layer
-        return ["hybrid"] * n
-    if keys.has("attention_chunk_size"):  # Llama 4: RoPE layers chunked, NoPE layers global
-        no_rope = keys.list("no_rope_layers", n)
-        if no_rope is not None:
-            return ["chunked" if flag else "full" for flag in no_rope]
-        if keys.has("no_rope_layer_interval"):
-            every = keys.int("no_rope_layer_interval", maximum=MAX_LAYERS)
-            return ["chunked" if (i + 1) % every else "full" for i in range(n)]
-        return ["chunked"] * n
-    if _window(keys) is None:
-        return ["full"] * n
-    every = keys.opt_int("sliding_window_pattern", maximum=MAX_LAYERS) or keys.opt_int(
-        "_sliding_window_pattern", maximum=MAX_LAYERS
-    )
-    if every is not None:
-        return ["sliding" if (i + 1) % every else "full" for i in range(n)]
-    if keys.raw("use_sliding_window") is True and keys.has("max_window_layers"):
-        first = keys.int("max_window_layers", minimum=0, maximum=MAX_LAYERS)
-        return ["sliding" if i >= first else "full" for i in range(n)]
-    return ["sliding"] * n
-
-
 def build_layers(keys: Keys, dims: Dims) -> tuple[LayerSpec, ...]:
     n = dims.layers
     tags = layer_tags(keys, n)
-    window = _window(keys)
+    sliding = window(keys)
     chunk = keys.opt_int("attention_chunk_size", maximum=MAX_POSITIONS, zero_is_none=True)
     shared_from = n - keys.int("num_kv_shared_layers", 0, minimum=0, maximum=n)
-    full_attn = _attention(keys, dims, FULL, None)
-    sliding_attn = _sliding_attention(keys, dims, window)
-    chunked_attn = _attention(keys, dims, CHUNKED, chunk) if chunk else full_attn
-    state = _state(keys, dims) if any(t in ("linear", "hybrid") for t in tags) else None
+    kinds = _attention_kinds(keys, dims, sliding, chunk)
+    overridden: dict[int, dict[str, Attention]] = {}  # per override object, built once
+    overrides = layer_overrides(keys, n)
+    state = build_state(keys, dims.hidden) if any(t in ("linear", "hybrid") for t in tags) else None
+    full = kinds.get("full")
+    indexed = indexer_layers(keys, n) if full and full.indexer_head_dim else None
     layers = []
     for i, tag in enumerate(tags):
-        att: Attention | None = None
-        st: State | None = None
-        if tag in ("full", "hybrid"):
-            att = full_attn
-        elif tag == "sliding":
-            att = sliding_attn
-        elif tag == "chunked":
-            att = chunked_attn
-        if tag in ("linear", "hybrid"):
-            st = state
+        own = kinds
+        if i in overrides:  # per_layer_config: this layer's heads or head size differ
+            ov = overrides[i]
+            if id(ov) not in overridden:
+                lk = keys.for_layer(ov)
+                overridden[id(ov)] = _attention_kinds(lk, decoder_dims(lk), sliding, chunk)
+            own = overridden[id(ov)]
+        att: Attention | None = own.get("full" if tag == "hybrid" else tag)
+        st = state if tag in ("linear", "hybrid") else None
+        if att is not None and indexed is not None and i not in indexed:
+            att = replace(att, indexer_head_dim=None)  # reuses an earlier layer's top-k
         if att is not None and i >= shared_from:
-            att = _replace_shared(att)
+            att = replace(att, shared=True)
         layers.append(LayerSpec(i, att, st))
     return tuple(layers)
 
 
-def _replace_shared(att: Attention) -> Attention:
-    from dataclasses import replace
-
-    return replace(att, shared=True)
+def _attention_kinds(
+    keys: Keys, dims: Dims, sliding: int | None, chunk: int | None
+) -> dict[str, Attention]:
+    if not dims.heads:  # attention-free (Mamba)
+        return {}
+    full = _attention(keys, dims, FULL, None)
+    return {
+        "full": full,
+        "sliding": _sliding_attention(keys, dims, sliding),
+        "chunked": _attention(keys, dims, CHUNKED, chunk) if chunk else full,
+    }
 
 
 def _attention(keys: Keys, dims: Dims, kind: str, window: int | None) -> Attention:
-    if kind == FULL and keys.has("global_head_dim"):  # Gemma 4 global layers
-        head_dim = keys.int("global_head_dim")
-        kv = keys.opt_int("num_global_key_value_heads", maximum=MAX_HEADS) or dims.kv_heads
-        return Attention(kind, dims.heads, kv, head_dim, head_dim)
     if keys.has("kv_lora_rank"):
         indexer = keys.opt_int("index_head_dim") if keys.has("index_topk") else None
         return Attention(
@@ -241,73 +158,29 @@ def _attention(keys: Keys, dims: Dims, kind: str, window: int | None) -> Attenti
             qk_rope_head_dim=keys.int("qk_rope_head_dim"),
             indexer_head_dim=indexer,
         )
-    return Attention(kind, dims.heads, dims.kv_heads, dims.head_dim, dims.v_head_dim, window)
+    k_eq_v = kind == FULL and keys.bool("attention_k_eq_v")  # Gemma 4 global layers
+    lay = layout_of(keys.model_type)
+    sparse = kind == FULL and lay is not None and lay.lightning_indexer
+    return Attention(
+        kind,
+        dims.heads,
+        dims.kv_heads,
+        dims.head_dim,
+        dims.v_head_dim,
+        window,
+        values_from_keys=k_eq_v,
+        indexer_head_dim=keys.int("index_head_dim", 128) if sparse else None,
+        indexer_fp8=not sparse,
+    )
 
 
-def _sliding_attention(keys: Keys, dims: Dims, window: int | None) -> Attention:
-    if window is None:  # a "sliding" layer with no window is a full-attention layer
+def _sliding_attention(keys: Keys, dims: Dims, size: int | None) -> Attention:
+    if size is None:  # a "sliding" layer with no window is a full-attention layer
         return _attention(keys, dims, FULL, None)
     if keys.has("swa_num_key_value_heads") or keys.has("swa_head_dim"):  # MiMo-V2
         heads = keys.opt_int("swa_num_attention_heads", maximum=MAX_HEADS) or dims.heads
         kv = keys.opt_int("swa_num_key_value_heads", maximum=MAX_HEADS) or dims.kv_heads
         head_dim = keys.opt_int("swa_head_dim") or dims.head_dim
         v_dim = keys.opt_int("swa_v_head_dim") or head_dim
-        return Attention(SLIDING, heads, kv, head_dim, v_dim, window)
-    return _attention(keys, dims, SLIDING, window)
-
-
-def _state(keys: Keys, dims: Dims) -> State:
-    ssm_key = keys.first(("mamba_ssm_cache_dtype", "mamba_ssm_dtype"))
-    ssm_bytes = state_dtype_bytes(keys.raw(ssm_key), keys.field(ssm_key)) if ssm_key else None
-    common = {"ssm_dtype_bytes": ssm_bytes, "ssm_dtype_key": ssm_key if ssm_bytes else None}
-    if keys.has("linear_num_value_heads"):  # gated DeltaNet (Qwen3-Next, Qwen3.5)
-        return State(
-            "gated_deltanet",
-            keys.int("linear_conv_kernel_dim", 4),
-            heads=keys.int("linear_num_value_heads", maximum=MAX_HEADS),
-            head_dim=keys.int("linear_value_head_dim"),
-            state_size=keys.int("linear_key_head_dim"),
-            groups=keys.int("linear_num_key_heads", maximum=MAX_HEADS),
-            **common,
-        )
-    if keys.has("mamba_num_heads"):  # Mamba-2, Nemotron-H key names
-        heads = keys.int("mamba_num_heads", maximum=MAX_HEADS)
-        head_dim = keys.int("mamba_head_dim")
-        return State(
-            "mamba2",
-            keys.int("conv_kernel", 4),
-            heads=heads,
-            head_dim=head_dim,
-            state_size=keys.int("ssm_state_size"),
-            groups=keys.int("n_groups", 1, maximum=MAX_HEADS),
-            intermediate=heads * head_dim,
-            **common,
-        )
-    if keys.has("mamba_n_heads") or keys.model_type == "falcon_h1":  # Mamba-2, Falcon-H1 names
-        heads = keys.int("mamba_n_heads", maximum=MAX_HEADS)
-        inner = keys.opt_int("mamba_d_ssm") or keys.int("mamba_expand", 2) * dims.hidden
-        head_dim = keys.opt_int("mamba_d_head") or inner // heads
-        return State(
-            "mamba2",
-            keys.int("mamba_d_conv", 4),
-            heads=heads,
-            head_dim=head_dim,
-            state_size=keys.int("mamba_d_state", 256),
-            groups=keys.int("mamba_n_groups", 1, maximum=MAX_HEADS),
-            intermediate=inner,
-            **common,
-        )
-    if keys.has("mamba_d_state"):  # Mamba-1 (Jamba)
-        return State(
-            "mamba1",
-            keys.int("mamba_d_conv", 4),
-            state_size=keys.int("mamba_d_state"),
-            intermediate=keys.int("mamba_expand", 2) * dims.hidden,
-            **common,
-        )
-    raise UnsupportedArchitectureError(
-        "the config has linear-attention / Mamba layers but none of the state keys the core "
-        "models (linear_num_value_heads for gated DeltaNet, mamba_num_heads or mamba_n_heads "
-        "for Mamba-2, mamba_d_state for Mamba-1)",
-        field=keys.field("layer_types"),
-    )
+        return Attention(SLIDING, heads, kv, head_dim, v_dim, size)
+    return _attention(keys, dims, SLIDING, size)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ..config.keys import Keys
 from .architecture import Dims
-from .layouts import GATED_ATTENTION_OUTPUT
+from .layout import LLAMA, PER_CHANNEL, PER_HEAD, Layout
+from .layouts import layout_of
 from .moe import Moe
 from .spec import Attention, LayerSpec, State
 
@@ -52,17 +53,30 @@ def linear_inventory(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> l
 
 
 def _attention(keys: Keys, h: int, att: Attention, name: str) -> list[Linear]:
-    if att.is_mla:
-        return _mla(keys, h, att, name)
-    gate = 2 if keys.model_type in GATED_ATTENTION_OUTPUT else 1
-    if gate == 2 and not keys.bool("attn_output_gate", True):
-        gate = 1
-    return [
-        Linear(f"{name}.q_proj", ATTENTION, att.num_heads * att.head_dim * gate, h),
-        Linear(f"{name}.k_proj", ATTENTION, att.num_kv_heads * att.head_dim, h),
-        Linear(f"{name}.v_proj", ATTENTION, att.num_kv_heads * att.v_head_dim, h),
-        Linear(f"{name}.o_proj", ATTENTION, h, att.num_heads * att.v_head_dim),
-    ]
+    lay = layout_of(keys.model_type) or LLAMA
+    out = _mla(keys, h, att, name) if att.is_mla else _projections(keys, lay, h, att, name)
+    if lay.attention_gate_if is None or keys.bool(lay.attention_gate_if):
+        if lay.attention_gate == PER_HEAD:
+            out.append(Linear(f"{name}.g_proj", ATTENTION, att.num_heads, h))
+        elif lay.attention_gate == PER_CHANNEL:
+            out.append(Linear(f"{name}.gate_proj", ATTENTION, att.num_heads * att.v_head_dim, h))
+    return out
+
+
+def _projections(keys: Keys, lay: Layout, h: int, att: Attention, name: str) -> list[Linear]:
+    gate = 2 if lay.output_gate and keys.bool("attn_output_gate", True) else 1
+    k_weights = lay.shared_kv_weights or not att.shared
+    out = [Linear(f"{name}.q_proj", ATTENTION, att.num_heads * att.head_dim * gate, h)]
+    if k_weights:
+        out.append(Linear(f"{name}.k_proj", ATTENTION, att.num_kv_heads * att.head_dim, h))
+    if k_weights and not att.values_from_keys:
+        out.append(Linear(f"{name}.v_proj", ATTENTION, att.num_kv_heads * att.v_head_dim, h))
+    out.append(Linear(f"{name}.o_proj", ATTENTION, h, att.num_heads * att.v_head_dim))
+    if att.indexer_head_dim:  # MiniMax-M3 lightning indexer
+        d = att.indexer_head_dim
+        out.append(Linear(f"{name}.indexer.q_proj", ATTENTION, keys.int("index_n_heads", 4) * d, h))
+        out.append(Linear(f"{name}.indexer.k_proj", ATTENTION, d, h))
+    return out
 
 
 def _mla(keys: Keys, h: int, att: Attention, name: str) -> list[Linear]:
@@ -101,6 +115,28 @@ def _mixer(keys: Keys, h: int, st: State, base: str) -> list[Linear]:
             Linear(f"{name}.in_proj_ba", MIXER, 2 * vh, h),
             Linear(f"{name}.out_proj", MIXER, h, vh * vd),
         ]
+    if st.kind == "lightning":
+        width = st.heads * st.head_dim
+        return [
+            Linear(f"{base}.self_attn.qkv_proj", MIXER, 3 * width, h),
+            Linear(f"{base}.self_attn.output_gate", MIXER, width, h),
+            Linear(f"{base}.self_attn.out_proj", MIXER, h, width),
+        ]
+    if st.kind == "short_conv":
+        return [
+            Linear(f"{base}.conv.in_proj", MIXER, 3 * st.intermediate, h),
+            Linear(f"{base}.conv.out_proj", MIXER, h, st.intermediate),
+        ]
+    if st.kind == "kda":
+        name, width, d = f"{base}.self_attn", st.heads * st.head_dim, st.head_dim
+        return [
+            Linear(f"{name}.q_proj", MIXER, width, h),
+            Linear(f"{name}.k_proj", MIXER, width, h),
+            Linear(f"{name}.v_proj", MIXER, width, h),
+            *_kda_gates(keys, name, h, width, d),
+            Linear(f"{name}.b_proj", MIXER, st.heads, h),
+            Linear(f"{name}.o_proj", MIXER, h, width),
+        ]
     name = f"{base}.mamba" if keys.model_type in ("jamba", "falcon_h1") else f"{base}.mixer"
     inner = st.intermediate
     if st.kind == "mamba2":
@@ -119,13 +155,27 @@ def _mixer(keys: Keys, h: int, st: State, base: str) -> list[Linear]:
     ]
 
 
+def _kda_gates(keys: Keys, name: str, h: int, width: int, d: int) -> list[Linear]:
+    lay = layout_of(keys.model_type) or LLAMA
+    if lay.kda_full_rank_gates:  # Ling: full-rank forget and output gates
+        return [
+            Linear(f"{name}.forget_gate.f_proj", MIXER, width, h),
+            Linear(f"{name}.g_proj", MIXER, width, h),
+        ]
+    return [  # Kimi: low-rank through head_dim
+        Linear(f"{name}.forget_gate.f_a_proj", MIXER, d, h),
+        Linear(f"{name}.forget_gate.f_b_proj", MIXER, width, d),
+        Linear(f"{name}.g_a_proj", MIXER, d, h),
+        Linear(f"{name}.g_b_proj", MIXER, width, d),
+    ]
+
+
 def _mlp(keys: Keys, moe: Moe, i: int, base: str, layer: LayerSpec) -> list[Linear]:
     mt, h = keys.model_type, moe.h
     if mt == "nemotron_h":
         if layer.attention is not None or layer.state is not None:
             return []
-        pattern = keys.str("hybrid_override_pattern") or ""
-        if i < len(pattern) and pattern[i] == "E":
+        if moe.nemotron_moe(i):
             return _experts(keys, moe, f"{base}.mixer")
         return _dense(moe.gated, h, moe._dense_intermediate(), f"{base}.mixer")
     if moe.is_moe(i):
@@ -158,19 +208,28 @@ def _experts(keys: Keys, moe: Moe, name: str) -> list[Linear]:
         ]
         return out
     out = [Linear(f"{name}.gate", ROUTER, e, h)]
-    out += _dense(moe.gated, h, inter, f"{name}.experts", EXPERTS, e)
+    if moe.latent:
+        out.append(Linear(f"{name}.fc1_latent_proj", MLP, moe.latent, h))
+        out.append(Linear(f"{name}.fc2_latent_proj", MLP, h, moe.latent))
+    out += _dense(moe.gated, moe.expert_width, inter, f"{name}.experts", EXPERTS, e)
     if keys.has("shared_expert_intermediate_size"):
         shared = keys.int("shared_expert_intermediate_size")
         if shared:
             out += _dense(moe.gated, h, shared, f"{name}.shared_expert", SHARED)
-            out.append(Linear(f"{name}.shared_expert_gate", ROUTER, 1, h))
+            if moe.layout.shared_expert_gate:
+                out.append(Linear(f"{name}.shared_expert_gate", ROUTER, 1, h))
     elif keys.has("moe_shared_expert_intermediate_size"):
         shared = keys.int("moe_shared_expert_intermediate_size")
         out += _dense(moe.gated, h, shared, f"{name}.shared_experts", SHARED)
-    elif keys.has("n_shared_experts"):
-        count = keys.int("n_shared_experts", minimum=0, maximum=1 << 16)
+    elif count_key := keys.first(
+        ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
+    ):
+        count = keys.int(count_key, minimum=0, maximum=1 << 16)
         if count:
             out += _dense(moe.gated, h, count * inter, f"{name}.shared_experts", SHARED)
+    elif moe.layout.shared_mlp_key:  # Hunyuan's shared_mlp
+        width = keys.int(moe.layout.shared_mlp_key)
+        out += _dense(moe.gated, h, width, f"{name}.shared_mlp", SHARED)
     elif mt == "llama4_text":
         out += _dense(moe.gated, h, keys.int("intermediate_size"), f"{name}.shared_expert", SHARED)
     return out

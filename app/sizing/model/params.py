@@ -11,170 +11,134 @@ it (config/coverage.py) rather than guess a block layout.
 
 from __future__ import annotations
 
-import math
-
 from ..config.keys import MAX_LAYERS, MAX_VOCAB, Keys
 from .architecture import Dims
-from .layouts import (
-    ALL_BIASES,
-    FOUR_NORMS,
-    GATED_ATTENTION_OUTPUT,
-    LAYERNORM_WITH_BIAS,
-    LEARNED_POSITIONS,
-    MODELLED,
-    O_BIAS_NEVER,
-    ONE_NORM,
-    PARALLEL_BLOCK,
-    QK_NORM,
-    QK_NORM_PARAMETER_FREE,
-    QK_NORM_WHOLE_PROJECTION,
-    QKV_BIAS_ALWAYS,
+from .attention_params import attention_params
+from .layout import (
+    LAYERNORM,
+    LLAMA,
+    PARAMETER_FREE,
+    Layout,
 )
+from .layouts import layout_of
+from .mixer_params import mixer_params
 from .moe import Moe
-from .spec import Attention, LayerSpec, ParamCounts, State
+from .spec import LayerSpec, ParamCounts
 
 
 def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> ParamCounts:
-    mt = keys.model_type
+    layout = layout_of(keys.model_type)
+    exact = layout is not None
+    lay = layout or LLAMA
     h = dims.hidden
     vocab_key = keys.first(("vocab_size", "n_vocab", "padded_vocab_size")) or "vocab_size"
     vocab = keys.int(vocab_key, maximum=MAX_VOCAB)
-    tied = keys.bool("tie_word_embeddings", mt in _tied_default())
-    embedding = vocab * h
-    lm_head = 0 if tied else vocab * h
-    total = embedding + lm_head + _norm(mt, h)
-    if mt in LEARNED_POSITIONS:
-        total += keys.int("n_positions", maximum=1 << 24) * h
+    tied = keys.bool("tie_word_embeddings", lay.tied)
+    width = keys.opt_int(lay.embedding_width_key) if lay.embedding_width_key else None
+    width = width or h
+    embedding = vocab * width
+    lm_head = 0 if tied else vocab * width
+    total = embedding + lm_head + (norm_params(lay, h) if _final_norm(keys, lay) else 0)
+    if width != h:  # OPT-350m: project_in and project_out between the embedding and the model
+        total += 2 * width * h
+    if lay.learned_positions:
+        rows = keys.int(lay.learned_positions, maximum=1 << 24) + lay.positions_offset
+        total += rows * h
+    if lay.embedding_norm:
+        total += norm_params(lay, h)
+    if lay.head_bias and lm_head:
+        total += vocab
+    if lay.per_layer_inputs:
+        total += per_layer_input_params(keys, h, len(layers))
+    if lay.altup_laurel:  # AltUp's projections into and out of its extra streams
+        streams = keys.int("altup_num_inputs", 4, maximum=64)
+        total += 2 * (streams - 1) * h * h
+    if lay.hyper_connections:  # the head's mix of the streams: fn, base, scale
+        hc = keys.int("hc_mult", 4, maximum=64)
+        total += hc * hc * h + hc + 1
     moe = Moe(keys, dims)
     active = total
     for layer in layers:
-        block, block_active = _layer(keys, dims, layer, moe)
+        block, block_active = _layer(keys, dims, lay, layer, moe)
         total += block
         active += block_active
     routed = moe.routed  # read before _mtp, whose blocks are not in the total
-    mtp = _mtp(keys, dims, layers, moe)
-    exact = mt in MODELLED and not keys.has("moe_latent_size")
+    mtp = _mtp(keys, dims, lay, layers, moe)
     return ParamCounts(
         total, active, embedding, lm_head, mtp, exact, routed, moe.experts, moe.top_k
     )
 
 
-def _tied_default() -> frozenset[str]:
-    from ..config.keys import TIED_BY_DEFAULT
+def _altup_laurel(keys: Keys, h: int) -> int:
+    """Gemma 3n per layer: AltUp (output scale, correction and prediction coefficients, modality
+    router and its norm) and LAuReL (a rank-r residual and its norm)."""
+    n = keys.int("altup_num_inputs", 4, maximum=64)
+    rank = keys.int("laurel_rank", 64)
+    altup = h + n * n + n * n * n + n * h + h
+    return altup + 2 * h * rank + h
 
-    return TIED_BY_DEFAULT
+
+def _final_norm(keys: Keys, lay: Layout) -> bool:
+    if not lay.final_norm:
+        return False
+    if lay.final_norm_key is None:
+        return True
+    return keys.bool(lay.final_norm_key, True) and not keys.bool("_remove_final_layer_norm")
 
 
-def _norm(mt: str, width: int) -> int:
-    return 2 * width if mt in LAYERNORM_WITH_BIAS else width
+def per_layer_input_params(keys: Keys, h: int, n_layers: int) -> int:
+    """Gemma 4's per-layer embeddings (PLE): a table of hidden_size_per_layer_input per layer
+    per token, a projection from the hidden state into it, and its norm."""
+    p = keys.int("hidden_size_per_layer_input", 0, minimum=0)
+    if not p:
+        return 0
+    vocab = keys.int("vocab_size_per_layer_input", maximum=MAX_VOCAB)
+    return vocab * n_layers * p + h * n_layers * p + p
 
 
-def _layer(keys: Keys, dims: Dims, layer: LayerSpec, moe: Moe) -> tuple[int, int]:
+def norm_params(lay: Layout, width: int) -> int:
+    if lay.norm == PARAMETER_FREE:
+        return 0
+    return 2 * width if lay.norm == LAYERNORM else width
+
+
+def _layer(keys: Keys, dims: Dims, lay: Layout, layer: LayerSpec, moe: Moe) -> tuple[int, int]:
     mt = keys.model_type
     h = dims.hidden
     n = 0
     if layer.attention is not None:
-        n += _attention(keys, dims, layer.attention, layer.index)
+        n += attention_params(keys, h, lay, layer.attention)
     if layer.state is not None:
-        n += _mixer(keys, h, layer.state)
-    if mt in ONE_NORM:
-        norms = 1
-    elif mt in FOUR_NORMS:
-        norms = 4
-    elif mt in PARALLEL_BLOCK or (mt == "falcon" and not keys.bool("new_decoder_architecture")):
+        n += mixer_params(keys, h, layer.state)
+    norms = lay.block_norms
+    if lay.parallel_key is not None and keys.bool(lay.parallel_key):
+        norms = 1  # attention and MLP both read the input norm
+    if lay.sandwich_key is not None and keys.bool(lay.sandwich_key):
+        norms += 2  # a norm after the mixer and after the MLP too
+    if mt == "falcon" and not keys.bool("new_decoder_architecture"):
         norms = 1  # parallel attention + MLP share one input LayerNorm
-    else:
-        norms = 2
-    n += norms * _norm(mt, h)
-    if mt == "nemotron_h" and layer.attention is None and layer.state is None:
+    n += norms * norm_params(lay, h)
+    if lay.hyper_connections:  # before attention and before the MLP: fn, base, scale each
+        hc = keys.int("hc_mult", 4, maximum=64)
+        n += 2 * (2 * hc * hc * h + 2 * hc + 2)
+    if lay.altup_laurel:
+        n += _altup_laurel(keys, h)
+    if lay.per_layer_inputs:  # gate, projection and norm of the layer's own token embedding
+        p = keys.int("hidden_size_per_layer_input", 0, minimum=0)
+        n += 2 * h * p + h if p else 0
+    if lay.attention_free:
+        mlp_total = mlp_active = 0  # the block is its Mamba mixer alone
+    elif mt == "nemotron_h" and layer.attention is None and layer.state is None:
         mlp_total, mlp_active = moe.nemotron_block(layer.index)
     elif mt == "nemotron_h":
         mlp_total = mlp_active = 0  # mixer-only block
     else:
-        mlp_total, mlp_active = moe.mlp(layer.index)
+        reuses = layer.attention is not None and layer.attention.shared
+        mlp_total, mlp_active = moe.mlp(layer.index, reuses)
     return n + mlp_total, n + mlp_active
 
 
-def _attention(keys: Keys, dims: Dims, att: Attention, index: int) -> int:
-    mt = keys.model_type
-    h = dims.hidden
-    if att.is_mla:
-        return _mla(keys, h, att)
-    q_out = att.num_heads * att.head_dim
-    kv_out = att.num_kv_heads * (att.head_dim + att.v_head_dim)
-    o_in = att.num_heads * att.v_head_dim
-    gate = 2 if mt in GATED_ATTENTION_OUTPUT and keys.bool("attn_output_gate", True) else 1
-    n = h * q_out * gate + h * kv_out + o_in * h
-    bias = keys.bool("attention_bias") or keys.bool("bias") or mt in ALL_BIASES
-    if mt in QKV_BIAS_ALWAYS or bias:
-        n += q_out * gate + kv_out
-    if (bias and mt not in O_BIAS_NEVER) or mt in ALL_BIASES:
-        n += h
-    if mt in QK_NORM_WHOLE_PROJECTION:
-        n += q_out + att.num_kv_heads * att.head_dim
-    elif mt in QK_NORM or (keys.raw("use_qk_norm") is True and mt not in QK_NORM_PARAMETER_FREE):
-        n += 2 * att.head_dim
-    if mt == "gpt_oss":
-        n += att.num_heads  # attention sinks
-    elif mt == "mimo_v2_flash":
-        key = "add_swa_attention_sink_bias" if att.window else "add_full_attention_sink_bias"
-        n += att.num_heads if keys.bool(key) else 0
-    return n
-
-
-def _mla(keys: Keys, h: int, att: Attention) -> int:
-    heads = att.num_heads
-    q_head = att.head_dim  # qk_nope_head_dim + qk_rope_head_dim
-    rank = att.kv_lora_rank or 0
-    rope = att.qk_rope_head_dim or 0
-    nope = q_head - rope
-    q_lora = keys.opt_int("q_lora_rank")
-    bias = keys.bool("attention_bias")
-    if q_lora:  # q_a_proj (+bias), q_a_layernorm, q_b_proj
-        n = h * q_lora + (q_lora if bias else 0) + q_lora + q_lora * heads * q_head
-    else:
-        n = h * heads * q_head
-    n += h * (rank + rope) + (rank + rope if bias else 0)  # kv_a_proj_with_mqa
-    n += rank + rank * heads * (nope + att.v_head_dim)  # kv_a_layernorm, kv_b_proj
-    n += heads * att.v_head_dim * h + (h if bias else 0)  # o_proj
-    if att.indexer_head_dim:  # DSA lightning indexer: wq_b, wk, k_norm (LayerNorm), weights_proj
-        d = att.indexer_head_dim
-        ih = keys.int("index_n_heads", 64)
-        n += (q_lora or h) * ih * d + h * d + 2 * d + h * ih
-    return n
-
-
-def _mixer(keys: Keys, h: int, st: State) -> int:
-    if st.kind == "gated_deltanet":
-        kh, kd, vh, vd = st.groups, st.state_size, st.heads, st.head_dim
-        conv_dim = 2 * kh * kd + vh * vd
-        in_proj = h * (2 * kh * kd + 2 * vh * vd) + h * 2 * vh  # qkvz + ba
-        return in_proj + conv_dim * st.conv_kernel + 2 * vh + vd + vh * vd * h
-    if st.kind == "mamba2":
-        inner, heads = st.intermediate, st.heads
-        conv_dim = inner + 2 * st.groups * st.state_size
-        proj_bias = keys.bool("use_bias") or keys.bool("mamba_proj_bias")
-        conv_bias = keys.bool("use_conv_bias", True) and keys.bool("mamba_conv_bias", True)
-        n = h * (inner + conv_dim + heads) + ((inner + conv_dim + heads) if proj_bias else 0)
-        n += conv_dim * st.conv_kernel + (conv_dim if conv_bias else 0)
-        n += 3 * heads  # dt_bias, A_log, D
-        if keys.model_type == "nemotron_h" or keys.bool("mamba_rms_norm"):
-            n += inner  # gated RMSNorm over the inner width
-        return n + inner * h + (h if proj_bias else 0)
-    # Mamba-1 (Jamba): in_proj, conv1d+bias, x_proj, dt_proj+bias, A_log, D, out_proj, norms
-    inner, d_state = st.intermediate, st.state_size
-    rank_raw = keys.raw("mamba_dt_rank", "auto")
-    rank = math.ceil(h / 16) if rank_raw == "auto" else keys.int("mamba_dt_rank")
-    n = h * 2 * inner + inner * st.conv_kernel + inner + inner * (rank + 2 * d_state)
-    n += rank * inner + inner + inner * d_state + inner + inner * h
-    if keys.bool("mamba_proj_bias"):
-        n += 2 * inner + h
-    if keys.model_type == "jamba":
-        n += rank + 2 * d_state  # dt/B/C layernorms
-    return n
-
-
-def _mtp(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...], moe: Moe) -> int:
+def _mtp(keys: Keys, dims: Dims, lay: Layout, layers: tuple[LayerSpec, ...], moe: Moe) -> int:
     """Multi-token-prediction modules: one decoder layer + eh_proj (2H×H) + 3 norms each.
 
     Embedding and output head are shared with the main model (DeepSeek-V3 README_WEIGHTS), so
@@ -187,7 +151,7 @@ def _mtp(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...], moe: Moe) -> int
     h = dims.hidden
     last = layers[-1]
     attn = next((lay.attention for lay in reversed(layers) if lay.attention is not None), None)
-    block = _attention(keys, dims, attn, last.index) if attn is not None else 0
+    block = attention_params(keys, h, lay, attn) if attn is not None else 0
     block += moe._moe_block(False)[0] if moe.experts else moe.mlp(last.index)[0]
-    block += 2 * _norm(keys.model_type, h)
-    return count * (block + 2 * h * h + 3 * _norm(keys.model_type, h))
+    block += 2 * norm_params(lay, h)
+    return count * (block + 2 * h * h + 3 * norm_params(lay, h))

@@ -5,12 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..config.bounds import check_config_size
-from ..config.coverage import refuse_unmodelled_family, refuse_unmodelled_features
-from ..config.keys import Keys, reject_non_decoders, unwrap
+from ..config.coverage import (
+    refuse_families_without_transformers_code,
+    refuse_unmodelled_family,
+    refuse_unmodelled_features,
+)
+from ..config.derived import derive
+from ..config.keys import MAX_VOCAB, Keys, reject_non_decoders, unwrap
 from ..config.limits import context_limit, stated_positions
 from ..config.names import family_name
 from ..errors import ConfigError, SizingError, UnsupportedArchitectureError
 from .architecture import build_layers, decoder_dims
+from .layouts import layout_of
 from .linears import linear_inventory
 from .params import count_params
 from .quant_config import read_quantization
@@ -36,6 +42,8 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
     check_config_size(raw)
     keys, wrapper, notes = unwrap(raw)
     reject_non_decoders(keys, wrapper)
+    refuse_families_without_transformers_code(keys)
+    derive(keys)
     refuse_unmodelled_features(keys)
     dims = decoder_dims(keys)
     layers = build_layers(keys, dims)
@@ -43,9 +51,9 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         raise UnsupportedArchitectureError(
             "no layer holds a cache (no attention or state layers)", field=keys.field("layer_types")
         )
-    params = count_params(keys, dims, layers)
-    if not params.exact:
+    if layout_of(keys.model_type) is None:  # refused before its parameters are guessed at
         refuse_unmodelled_family(keys)
+    params = count_params(keys, dims, layers)
     if keys.raw("multi_query") is True and keys.has("num_kv_heads"):
         notes.append(
             "multi_query is true and new_decoder_architecture is false, so the model has one KV "
@@ -70,7 +78,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         name=name or _default_name(wrapper, keys),
         model_type=keys.display_type,
         hidden_size=dims.hidden,
-        vocab_size=params.embedding // dims.hidden,
+        vocab_size=_vocab(keys),
         num_layers=dims.layers,
         num_attention_heads=dims.heads,
         max_position_embeddings=stated_positions(keys),
@@ -84,6 +92,11 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         linears=tuple(linear_inventory(keys, dims, layers)) if qc else (),
         quant=read_quantization(qc) if qc else None,
     )
+
+
+def _vocab(keys: Keys) -> int:
+    key = keys.first(("vocab_size", "n_vocab", "padded_vocab_size")) or "vocab_size"
+    return keys.int(key, maximum=MAX_VOCAB)
 
 
 def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:

@@ -31,8 +31,10 @@ class Attention:
     window: int | None = None  # sliding window or attention chunk, in tokens
     kv_lora_rank: int | None = None  # MLA latent rank; None for ordinary K/V heads
     qk_rope_head_dim: int | None = None  # MLA decoupled RoPE key
-    indexer_head_dim: int | None = None  # DeepSeek sparse attention (DSA) indexer key size
+    indexer_head_dim: int | None = None  # sparse-attention indexer key size (DSA, MiniMax-M3)
+    indexer_fp8: bool = True  # the engines' DSA key: fp8 + fp32 scales; False: bf16 (MiniMax-M3)
     shared: bool = False  # reuses an earlier layer's cache (Gemma 3n num_kv_shared_layers)
+    values_from_keys: bool = False  # no v_proj: the keys are the values (Gemma 4 attention_k_eq_v)
 
     @property
     def is_mla(self) -> bool:
@@ -43,21 +45,50 @@ class Attention:
 class State:
     """Constant per-sequence state of a linear-attention / Mamba layer (whole model, tp=1).
 
-    kind "gated_deltanet": conv over 2·k_heads·k_dim + v_heads·v_dim channels, recurrent state
-    (v_heads, v_dim, k_dim). kind "mamba2": conv over intermediate + 2·groups·state_size
-    channels, recurrent (heads, head_dim, state_size). kind "mamba1": conv over intermediate
-    channels, recurrent (intermediate, state_size).
+    Each kind is a convolution state over ``conv_channels`` and a recurrent state of
+    ``recurrent_elements``, as vLLM's ``MambaStateShapeCalculator`` shapes them:
+
+    - "gated_deltanet" (Qwen3-Next): conv over 2·k_heads·k_dim + v_heads·v_dim, recurrent
+      (v_heads, v_dim, k_dim).
+    - "kda" (Kimi Delta Attention): conv over heads·head_dim + 2·k_heads·k_dim, recurrent
+      (heads, head_dim, head_dim), always fp32 (``kda_state_dtype``).
+    - "mamba2": conv over intermediate + 2·groups·state_size, recurrent (heads, head_dim,
+      state_size). "mamba1": conv over intermediate, recurrent (intermediate, state_size).
+    - "short_conv" (LFM2): conv over intermediate only. "lightning" (MiniMax linear attention):
+      recurrent (heads, head_dim, head_dim) only.
     """
 
     kind: str
     conv_kernel: int
-    heads: int = 0  # mamba2 heads / GDN value heads
-    head_dim: int = 0  # mamba2 head dim / GDN value head dim
-    state_size: int = 0  # mamba d_state / GDN key head dim
-    groups: int = 0  # mamba2 n_groups / GDN key heads
-    intermediate: int = 0  # mamba1/mamba2 inner width
-    ssm_dtype_bytes: int | None = None  # pinned by the config; None = the model dtype
+    heads: int = 0  # mamba2 heads / GDN value heads / KDA and lightning heads
+    head_dim: int = 0  # mamba2 head dim / GDN value head dim / KDA head dim
+    state_size: int = 0  # mamba d_state / GDN key head dim / KDA key head dim
+    groups: int = 0  # mamba2 n_groups / GDN and KDA key heads
+    intermediate: int = 0  # mamba1/mamba2 inner width / short-conv channels
+    ssm_dtype_bytes: int | None = None  # pinned by the config (or the engine); None = model dtype
     ssm_dtype_key: str | None = None  # which config key pinned it
+
+    def conv_channels(self, tp: int = 1) -> int:
+        """Channels of the convolution state on one GPU (0 when the kind keeps none)."""
+        if self.kind == "gated_deltanet":
+            return (2 * self.groups * self.state_size + self.heads * self.head_dim) // tp
+        if self.kind == "kda":
+            return (self.heads * self.head_dim + 2 * self.groups * self.state_size) // tp
+        if self.kind == "mamba2":
+            # vLLM extra_groups_for_head_shards: groups that do not divide tp are replicated.
+            groups = self.groups if self.groups % tp == 0 else tp
+            return (self.intermediate + 2 * groups * self.state_size) // tp
+        if self.kind in ("mamba1", "short_conv"):
+            return self.intermediate // tp
+        return 0
+
+    def recurrent_elements(self, tp: int = 1) -> int:
+        """Elements of the recurrent state on one GPU."""
+        if self.kind in ("gated_deltanet", "mamba2", "kda", "lightning"):
+            return (self.heads // tp) * self.head_dim * self.state_size
+        if self.kind == "mamba1":
+            return (self.intermediate // tp) * self.state_size
+        return 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,147 @@
+"""Derivations of families whose attention differs layer by layer (Gemma 4, Step-3.7, Laguna,
+MiniMax-M3, HY-V4): per_layer_config overrides, indexer layers, layer types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .derive_common import dense_first, layer_count, stated_types
+from .keys import Keys
+
+
+def gemma4(keys: Keys) -> dict[str, Any]:
+    """Gemma4TextConfig: every 6th layer global unless layer_types says, the last layer always
+    global; global layers take ``global_head_dim`` (default 512) and, when
+    ``attention_k_eq_v``, ``num_global_key_value_heads``."""
+    n = layer_count(keys, 30)
+    types = stated_types(keys, n) or [
+        "sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)
+    ]
+    types = [*types[:-1], "full_attention"] if types else types
+    out: dict[str, Any] = {"layer_types": types}
+    if keys.raw("use_bidirectional_attention") == "all" and keys.has("sliding_window"):
+        out["sliding_window"] = keys.int("sliding_window") // 2 + 1
+    if not keys.has("per_layer_config"):
+        overrides: dict[str, Any] = {"head_dim": keys.int("global_head_dim", 512)}
+        if keys.bool("attention_k_eq_v") and keys.has("num_global_key_value_heads"):
+            overrides["num_key_value_heads"] = keys.raw("num_global_key_value_heads")
+        out["per_layer_config"] = {
+            i: overrides for i, kind in enumerate(types) if kind == "full_attention"
+        }
+    return out
+
+
+def step3p7(keys: Keys) -> dict[str, Any]:
+    """Step3p5Config (step3p7's text model): per-layer lists padded with one entry per MTP layer
+    are trimmed to the model's depth; MoE at ``moe_layers_enum`` or from layer 3 on (not
+    ``first_k_dense_replace``); sliding layers take ``num_sliding_attention_heads`` (or the legacy
+    ``attention_other_setting``)."""
+    n = layer_count(keys, 45)
+    out: dict[str, Any] = {}
+    for key in ("layer_types", "mlp_layer_types"):
+        value = keys.raw(key)
+        if isinstance(value, list) and len(value) > n:
+            out[key] = value[:n]
+    types = out.get("layer_types") or stated_types(keys, n) or ["full_attention"] * n
+    out["layer_types"] = types
+    if not keys.has("mlp_layer_types"):
+        listed = keys.raw("moe_layers_enum")
+        if listed is not None:
+            items = listed.split(",") if isinstance(listed, str) else listed
+            moe = {int(i) for i in items if str(i).strip()}
+        else:
+            moe = set(range(3, n))
+        out["mlp_layer_types"] = ["sparse" if i in moe else "dense" for i in range(n)]
+    if not keys.has("per_layer_config"):
+        heads = keys.raw("num_sliding_attention_heads")
+        other = keys.raw("attention_other_setting")
+        if heads is None and isinstance(other, dict):
+            heads = other.get("num_attention_heads")
+        if heads is None:
+            heads = keys.raw("num_attention_heads")
+        out["per_layer_config"] = {
+            i: {"num_attention_heads": heads}
+            for i, kind in enumerate(types)
+            if kind == "sliding_attention"
+        }
+    return out
+
+
+def laguna(keys: Keys) -> dict[str, Any]:
+    """LagunaConfig: every layer full unless layer_types says, layer 0 dense unless
+    mlp_layer_types says, and heads per layer from num_attention_heads_per_layer."""
+    n = layer_count(keys, 40)
+    out: dict[str, Any] = {}
+    if not keys.has("layer_types"):
+        out["layer_types"] = ["full_attention"] * n
+    if not keys.has("mlp_layer_types"):
+        out["mlp_layer_types"] = dense_first(keys, n, 1)
+    heads = keys.list("num_attention_heads_per_layer", n)
+    if heads is not None and not keys.has("per_layer_config"):
+        out["per_layer_config"] = {i: {"num_attention_heads": h} for i, h in enumerate(heads)}
+    return out
+
+
+def minimax_m3(keys: Keys) -> dict[str, Any]:
+    """MiniMaxM3VLTextConfig: the legacy sparse_attention_config gives the indexer's size and its
+    layers (sparse_attention_freq), moe_layer_freq the MoE layers (else every layer)."""
+    n = layer_count(keys, 60)
+    sparse = keys.raw("sparse_attention_config")
+    sparse = sparse if isinstance(sparse, dict) else {}
+    out: dict[str, Any] = {}
+    for flat, legacy in (
+        ("index_n_heads", "sparse_num_index_heads"),
+        ("index_head_dim", "sparse_index_dim"),
+    ):
+        if legacy in sparse:
+            out[flat] = sparse[legacy]
+    freq = sparse.get("sparse_attention_freq")
+    if not keys.has("layer_types"):
+        if isinstance(freq, list):
+            out["layer_types"] = ["minimax_m3_sparse" if f else "full_attention" for f in freq]
+        else:
+            out["layer_types"] = ["full_attention"] * n
+    if not keys.has("mlp_layer_types"):
+        moe = keys.raw("moe_layer_freq")
+        kinds = ["sparse" if f else "dense" for f in moe] if isinstance(moe, list) else None
+        out["mlp_layer_types"] = kinds or ["sparse"] * n
+    return out
+
+
+def hy_v3(keys: Keys) -> dict[str, Any]:
+    """HYV3Config: layer 0 dense, MoE after."""
+    n = layer_count(keys, 80)
+    return {} if keys.has("mlp_layer_types") else {"mlp_layer_types": dense_first(keys, n, 1)}
+
+
+def hy_v4(keys: Keys) -> dict[str, Any]:
+    """HYV4Config: layer 0 dense, MoE after; every layer MLA with a DSA indexer, run on layer 0
+    and every 4th layer from 1 (shared by the others)."""
+    n = layer_count(keys, 34)
+    out = hy_v3(keys) if not keys.has("mlp_layer_types") else {}
+    if not keys.has("indexer_types"):
+        out["indexer_types"] = [
+            "full" if i == 0 or (i - 1) % 4 == 0 else "shared" for i in range(n)
+        ]
+    return out
+
+
+def dots1(keys: Keys) -> dict[str, Any]:
+    """Dots1Config: sliding from layer max_window_layers (62) on when sliding_window (4096, the
+    class default) is set; every layer full in the released 62-layer checkpoint."""
+    n = layer_count(keys, 62)
+    if keys.has("layer_types"):
+        return {}
+    window = (
+        keys.raw("sliding_window", 4096)
+        if "sliding_window" not in keys.data
+        else keys.raw("sliding_window")
+    )
+    first = keys.int("max_window_layers", 62, minimum=0, maximum=1 << 10)
+    return {
+        "layer_types": [
+            "sliding_attention" if window is not None and i >= first else "full_attention"
+            for i in range(n)
+        ],
+        "sliding_window": window,
+    }

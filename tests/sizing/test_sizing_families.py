@@ -1,0 +1,137 @@
+"""Family mechanisms the vectors prove in bulk, checked here one by one with numbers by hand."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from app.sizing import SizingRequest, parse_config, size
+from app.sizing.errors import UnsupportedArchitectureError
+from app.sizing.memory.kv import state_bytes
+from tests.sizing.sizing_helpers import vector_config, vectors
+
+
+def _vector(name: str) -> dict:
+    return vector_config(next(v for v in vectors() if v["model"] == name))
+
+
+def test_glm_5_2_shared_indexer_layers_hold_no_indexer():
+    """GLM-5.2: 21 layers run their own DSA indexer (576×2 + 132 B/token), 57 reuse the previous
+    full layer's top-k (576×2 B/token and no indexer weights)."""
+    spec = parse_config(_vector("GLM-5.2"))
+    result = size(spec, SizingRequest(gpu="H200", gpus=8, context=1024))
+    assert result.kv_bytes_per_token == 21 * (1152 + 132) + 57 * 1152
+    with_indexer = [lay for lay in spec.layers if lay.attention.indexer_head_dim]
+    assert [lay.index for lay in with_indexer][:5] == [0, 1, 2, 6, 10]
+
+
+def test_the_indexer_schedule_without_a_list_follows_the_config_class():
+    """GlmMoeDsaConfig: full when max(i - offset + 1, 0) % freq == 0 (offset 3, freq 4 here)."""
+    config = _vector("GLM-5.2")
+    listed = parse_config(config)
+    del config["indexer_types"]
+    scheduled = parse_config(config)
+    assert [lay.attention for lay in scheduled.layers] == [lay.attention for lay in listed.layers]
+    assert scheduled.params.total == listed.params.total
+    config.update(index_topk_pattern="F" * 78)
+    assert all(lay.attention.indexer_head_dim for lay in parse_config(config).layers)
+
+
+def test_nemotron_layers_block_type_is_a_layer_pattern_not_zamba_blocks():
+    config = _vector("NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4")
+    assert "layers_block_type" in config and "hybrid_override_pattern" not in config
+    spec = parse_config(config)
+    kinds = {lay.kind for lay in spec.layers}
+    assert kinds == {"full_attention", "constant_state_only", "no_kv"}
+    assert spec.num_layers == len(config["layers_block_type"])
+
+
+def test_zamba_is_refused_for_its_shared_attention_blocks():
+    config = {
+        "model_type": "zamba2",
+        "hidden_size": 2560,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 32,
+        "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid"],
+    }
+    with pytest.raises(UnsupportedArchitectureError) as err:
+        parse_config(config)
+    assert "shared attention blocks" in err.value.message
+    assert "does not model" in err.value.message
+
+
+def test_latent_moe_experts_run_in_the_latent_width():
+    """Nemotron-3 Super: 512 experts of 2 × 1024 × 2688 (up, down in the 1024-wide latent) and
+    the two latent projections 4096 × 1024 per MoE block."""
+    config = _vector("NVIDIA-Nemotron-3-Super-120B-A12B-FP8")
+    spec = parse_config(config)
+    wide = copy.deepcopy(config)
+    del wide["moe_latent_size"]
+    plain = parse_config(wide)
+    moe_blocks = config["hybrid_override_pattern"].count("E")
+    per_block = 512 * 2 * 2688 * (4096 - 1024) - 2 * 4096 * 1024
+    assert plain.params.total - spec.params.total == moe_blocks * per_block
+
+
+def test_kda_state_follows_vllm_kda_state_dtype():
+    """Kimi Linear: conv over q, k and v (3 × 32 × 128) for conv_kernel − 1 = 3 positions in
+    bf16, and the recurrent 32 × 128 × 128 state in fp32 whatever the model dtype."""
+    spec = parse_config(_vector("kimi_linear-default"))
+    st = next(lay.state for lay in spec.layers if lay.state is not None)
+    assert state_bytes(st) == 3 * 3 * 32 * 128 * 2 + 32 * 128 * 128 * 4
+    assert state_bytes(st, tp=2) == 3 * 3 * 16 * 128 * 2 + 16 * 128 * 128 * 4
+
+
+def test_lfm2_short_convolution_state():
+    """LFM2: a depthwise convolution over the hidden width, conv_L_cache − 1 positions kept."""
+    spec = parse_config(_vector("lfm3-default"))
+    st = next(lay.state for lay in spec.layers if lay.state is not None)
+    assert state_bytes(st) == (7 - 1) * 2048 * 2
+
+
+def test_gemma4_global_layers_take_their_own_head_size_and_kv_heads():
+    """Gemma-4-31B: sliding layers 16 KV heads × 256, global layers 4 KV heads × 512, K and V
+    both cached on global layers although v_proj is absent (attention_k_eq_v)."""
+    spec = parse_config(_vector("Gemma-4-31B-IT-NVFP4"))
+    by_kind = {lay.kind: lay.attention for lay in spec.layers}
+    assert (by_kind["sliding_attention"].num_kv_heads, by_kind["sliding_attention"].head_dim) == (
+        16,
+        256,
+    )
+    full = by_kind["full_attention"]
+    assert (full.num_kv_heads, full.head_dim, full.values_from_keys) == (4, 512, True)
+    result = size(spec, SizingRequest(gpu="H200", context=1024))
+    assert result.kv_bytes_per_token == 50 * 16 * 256 * 2 * 2 + 10 * 4 * 512 * 2 * 2
+
+
+def test_a_stated_per_layer_config_overrides_a_layer():
+    """transformers' per_layer_config: a sparse map from layer index to what differs there."""
+    config = {
+        "model_type": "llama",
+        "hidden_size": 1024,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 8,
+        "intermediate_size": 2048,
+        "vocab_size": 1000,
+    }
+    base = size(parse_config(config), SizingRequest(gpu="H200", context=64))
+    config["per_layer_config"] = {"2": {"num_key_value_heads": 2}}
+    over = size(parse_config(config), SizingRequest(gpu="H200", context=64))
+    assert base.kv_bytes_per_token - over.kv_bytes_per_token == (8 - 2) * 128 * 2 * 2
+
+
+def test_kimi_k3_is_refused_as_a_family_transformers_does_not_build():
+    with pytest.raises(UnsupportedArchitectureError) as err:
+        parse_config(_vector_or_refused("Kimi-K3.json"))
+    assert "no modelling code in transformers" in err.value.message
+    assert "situ" in err.value.message
+
+
+def _vector_or_refused(name: str) -> dict:
+    import json
+
+    from tests.sizing.sizing_helpers import VECTORS_DIR
+
+    return json.loads((VECTORS_DIR / "configs" / name).read_text())
