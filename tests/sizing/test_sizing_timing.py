@@ -14,8 +14,9 @@ from app.sizing import SizingError, SizingRequest, get_gpu, load_preset, parse_c
 from app.sizing.catalogue.presets import load_preset_config
 from app.sizing.memory.capacity import weights_bytes
 from app.sizing.memory.kv import profile
-from app.sizing.time.step_model import experts_touched
-from app.sizing.time.timing import step_model
+from app.sizing.catalogue.perf_profiles import get_profile
+from app.sizing.deployment.layout import Layout
+from app.sizing.time.step_model import Links, StepModel, experts_touched
 
 DATA = Path(__file__).parent / "data"
 MEASURED = json.loads((DATA / "h200_pytorch.json").read_text())
@@ -29,6 +30,13 @@ def _measured_shape(preset: str):
     config = dict(load_preset_config(preset))
     config.update(vocab_size=1, tie_word_embeddings=True)
     return parse_config(config)
+
+
+def step_model(spec, gpu, tp: int, weights: int, cache, dtype: str, prof: str) -> StepModel:
+    """One group of ``tp`` GPUs on one NVLink board (no pipeline, no expert parallelism)."""
+    link = 450e9 * get_profile(prof).interconnect
+    layout = Layout(tp, 1, 1, False, tp, 8, "as given", "one stage")
+    return StepModel(spec, gpu, layout, weights, dtype, cache, get_profile(prof), Links(link, link))
 
 
 def _model(preset: str, tp: int = 1, dtype: str = "bf16", prof: str = "pytorch"):

@@ -17,12 +17,15 @@ KV_DTYPE_BYTES: dict[str, int] = {"bf16": 2, "fp16": 2, "fp8": 1}
 # Weight widths in bytes per parameter. int4 carries one fp16 scale per group of 128 weights
 # (GPTQ/AWQ-style group quantisation): 0.5 + 2/128 = 33/64 bytes per parameter.
 INT4_GROUP_SIZE = 128
+NVFP4_BLOCK = 16
 WEIGHT_DTYPE_BYTES: dict[str, Fraction] = {
     "bf16": Fraction(2),
     "fp16": Fraction(2),
     "fp8": Fraction(1),
     "int8": Fraction(1),
     "int4": Fraction(1, 2) + Fraction(2, INT4_GROUP_SIZE),
+    # NVFP4: 4-bit values with one e4m3 scale byte per 16 (MXFP4 would be one E8M0 per 32).
+    "fp4": Fraction(1, 2) + Fraction(1, NVFP4_BLOCK),
 }
 
 # The model (activation) dtype: bf16 unless the user asks for fp16 weights. The config's

@@ -47,15 +47,30 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
         total += keys.int("n_positions", maximum=1 << 24) * h
     moe = Moe(keys, dims)
     active = total
+    attention = 0
     for layer in layers:
         block, block_active = _layer(keys, dims, layer, moe)
         total += block
         active += block_active
+        if layer.attention is not None and not layer.attention.shared:
+            attention += _attention(keys, dims, layer.attention, layer.index)
     routed = moe.routed  # read before _mtp, whose blocks are not in the total
     mtp = _mtp(keys, dims, layers, moe)
     exact = mt in MODELLED and not keys.has("moe_latent_size")
+    moe_layers = sum(1 for layer in layers if moe.is_moe(layer.index)) if moe.experts else 0
     return ParamCounts(
-        total, active, embedding, lm_head, mtp, exact, routed, moe.experts, moe.top_k
+        total,
+        active,
+        embedding,
+        lm_head,
+        mtp,
+        exact,
+        routed,
+        moe.experts,
+        moe.top_k,
+        attention,
+        moe_layers,
+        moe.expert_inter,
     )
 
 
