@@ -35,6 +35,9 @@ METRIC_UNITS = {
     "request_latency_ms": "ms per request",
 }
 ENGINES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm"}
+# A source that drafts with MTP but states no acceptance: DeepSeek-V3's technical report gives
+# 85-90% acceptance for its next-token prediction; the low end, for every such point.
+MTP_ACCEPTANCE = 0.85
 
 
 @dataclass(slots=True)
@@ -150,16 +153,33 @@ def request_for(point: dict[str, Any]) -> SizingRequest:
         dp_attention=bool(s.get("dp_attention")),
         context=prompt + output,
         weight_dtype=s["weight_dtype"],
-        kv_dtype="bf16" if kv in ("unstated", "fp16") else kv,
+        kv_dtype=_kv_dtype(point, kv),
         prompt_tokens=prompt,
         output_tokens=output,
         engine=ENGINES.get(point["engine"], "vllm"),
         max_batch=s.get("max_batch"),
         max_num_tokens=s.get("max_num_tokens"),
         spec_tokens=spec_decoding.get("draft_tokens"),
-        spec_acceptance=spec_decoding.get("acceptance"),
+        spec_acceptance=_acceptance(spec_decoding),
         **load,
     )
+
+
+def _kv_dtype(point: dict[str, Any], stated: str) -> str:
+    """The KV dtype as run. Unstated on TensorRT-LLM with NVIDIA's FP8/FP4 (ModelOpt)
+    checkpoints: fp8, which their hf_quant_config.json sets (kv_cache_quant_algo FP8) and the
+    engine applies; unstated elsewhere: the model dtype, the engines' "auto"."""
+    if stated == "unstated":
+        low_precision = point["settings"]["weight_dtype"] in ("fp8", "fp4")
+        return "fp8" if point["engine"] == "trtllm" and low_precision else "bf16"
+    return "bf16" if stated == "fp16" else stated
+
+
+def _acceptance(spec_decoding: dict[str, Any]) -> float | None:
+    if not spec_decoding.get("draft_tokens"):
+        return None
+    stated = spec_decoding.get("acceptance")
+    return float(stated) if stated is not None else MTP_ACCEPTANCE
 
 
 def predict(point: dict[str, Any]) -> PointResult:

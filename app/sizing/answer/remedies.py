@@ -156,7 +156,7 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
                 f"Move to {bigger}",
                 4,
                 "More memory per GPU at the same count and tp.",
-                replace(req, gpu=bigger),
+                replace(req, gpu=bigger, tp=tp),
             )
         )
     if not spec.is_mla:  # an MLA model already caches one latent per token

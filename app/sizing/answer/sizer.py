@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalogue.gpus import GPU
-from ..deployment.request import SizingRequest
-from ..memory.breakdown import layer_groups
 from ..deployment.layout import Layout
-from ..deployment.request import engine_name
+from ..deployment.request import SizingRequest, engine_name
+from ..memory.breakdown import layer_groups
 from ..memory.capacity import Replica, legal_tp_degrees, min_gpus, weights_reason
-from ..memory.placement import resolve_layout
 from ..memory.kv import CacheProfile, profile
+from ..memory.placement import resolve_layout
 from ..model.dtypes import kv_dtype_bytes
 from ..model.spec import ModelSpec
 from ..time.estimates import time_object, workload_object
@@ -293,7 +292,9 @@ def _layout_notes(req: SizingRequest, layout: Layout) -> list[str]:
     idle = req.gpus % per
     if idle:
         shape = f"tp={layout.tp}" if layout.pp == 1 else f"tp × pp = {per}"
-        notes.append(f"{idle} of {req.gpus} GPUs are idle: {req.gpus} is not a multiple of {shape}.")
+        notes.append(
+            f"{idle} of {req.gpus} GPUs are idle: {req.gpus} is not a multiple of {shape}."
+        )
     if req.tp is None and layout.replicas > 1 and req.gpus > layout.domain:
         notes.append(
             f"tp={layout.tp}: {layout.tp_source}; the other GPUs serve as {layout.replicas} "

@@ -70,14 +70,14 @@ def trtllm_bench_tokens(requests: int, prompt: int, output: int, pp: int) -> int
     return 1024 * math.ceil(raw / 1024)
 
 
-def with_overrides(limits: EngineLimits, max_batch: int | None, max_tokens: int | None) -> EngineLimits:
+def with_overrides(
+    limits: EngineLimits, max_batch: int | None, max_tokens: int | None
+) -> EngineLimits:
     """The limits with the request's own ``max_batch`` / ``max_num_tokens`` in place."""
     if max_batch is not None:
         limits = replace(limits, max_seqs=max_batch, max_seqs_source="as given (max_batch)")
     if max_tokens is not None:
-        limits = replace(
-            limits, chunk_tokens=max_tokens, chunk_source="as given (max_num_tokens)"
-        )
+        limits = replace(limits, chunk_tokens=max_tokens, chunk_source="as given (max_num_tokens)")
     return limits
 
 
@@ -123,8 +123,13 @@ def engine_limits(
         src = "tensorrt_llm/bench/build/tuning.py finetune_setting (trtllm-bench)"
         tokens = trtllm_bench_tokens(fit, prompt, output, pp)
         return EngineLimits(
-            max(1, fit), "--max_batch_size", src + ": what memory holds", tokens,
-            "--max_num_tokens", src, False,
+            max(1, fit),
+            "--max_batch_size",
+            src + ": what memory holds",
+            tokens,
+            "--max_num_tokens",
+            src,
+            False,
         )
     if engine == "trtllm":
         src = "tensorrt_llm/builder.py BuildConfig defaults, used by trtllm-serve"

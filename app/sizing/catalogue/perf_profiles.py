@@ -38,9 +38,9 @@ class PerfProfile:
     attention_compute: float  # share of the bf16 rate for attention's own products
     interconnect: float  # share of the per-direction link bandwidth a collective reaches
     allreduce_latency_us: float  # fixed cost of one small collective (launch + sync)
-    overhead_per_layer_us: float  # small ops per layer a step cannot overlap
+    kernel_us: float  # fixed cost of one kernel in a step (launch gap, tail, sync)
     overhead_per_step_us: float  # per step: scheduling, sampling, what CUDA graphs leave
-    moe_overhead_per_layer_us: float  # routing, sorting and launching the grouped GEMM
+    overhead_per_sequence_us: float  # CPU work per running sequence per step not overlapped
     source: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -56,13 +56,13 @@ VLLM = PerfProfile(
     name="vllm",
     weight_bandwidth=0.85,
     kv_bandwidth=0.80,
-    compute=0.70,
-    attention_compute=0.55,
+    compute=0.60,
+    attention_compute=0.50,
     interconnect=0.80,
     allreduce_latency_us=10.0,
-    overhead_per_layer_us=15.0,
-    overhead_per_step_us=1500.0,
-    moe_overhead_per_layer_us=15.0,
+    kernel_us=6.0,
+    overhead_per_step_us=1200.0,
+    overhead_per_sequence_us=12.0,
     source=_SHARES + "; per-step overhead of vLLM's Python scheduler and sampler",
 )
 
@@ -70,13 +70,13 @@ SGLANG = PerfProfile(
     name="sglang",
     weight_bandwidth=0.85,
     kv_bandwidth=0.80,
-    compute=0.70,
-    attention_compute=0.55,
+    compute=0.60,
+    attention_compute=0.50,
     interconnect=0.80,
     allreduce_latency_us=10.0,
-    overhead_per_layer_us=15.0,
-    overhead_per_step_us=800.0,
-    moe_overhead_per_layer_us=15.0,
+    kernel_us=6.0,
+    overhead_per_step_us=600.0,
+    overhead_per_sequence_us=1.0,
     source=_SHARES + "; SGLang overlaps scheduling with the GPU, so less fixed cost per step",
 )
 
@@ -84,27 +84,27 @@ TRTLLM = PerfProfile(
     name="trtllm",
     weight_bandwidth=0.85,
     kv_bandwidth=0.80,
-    compute=0.75,
-    attention_compute=0.60,
+    compute=0.60,
+    attention_compute=0.50,
     interconnect=0.80,
     allreduce_latency_us=8.0,
-    overhead_per_layer_us=12.0,
-    overhead_per_step_us=800.0,
-    moe_overhead_per_layer_us=12.0,
+    kernel_us=6.0,
+    overhead_per_step_us=600.0,
+    overhead_per_sequence_us=1.0,
     source=_SHARES + "; TensorRT-LLM's C++ executor and fused kernels",
 )
 
 PYTORCH = PerfProfile(
     name="pytorch",
-    weight_bandwidth=0.50,
-    kv_bandwidth=0.56,
-    compute=0.48,
-    attention_compute=0.48,
+    weight_bandwidth=0.70,
+    kv_bandwidth=0.60,
+    compute=0.60,
+    attention_compute=0.60,
     interconnect=0.80,
     allreduce_latency_us=10.0,
-    overhead_per_layer_us=25.0,
+    kernel_us=8.0,
     overhead_per_step_us=0.0,
-    moe_overhead_per_layer_us=45.0,
+    overhead_per_sequence_us=0.0,
     source=(
         "fitted to one H200 measured in plain PyTorch with CUDA graphs, no serving engine "
         "(2026-11-30): Llama-3.1-8B decoder and one TP8 rank of Llama-3.1-70B, decode B 1–256 "

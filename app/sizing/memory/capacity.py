@@ -40,7 +40,11 @@ def weight_plan(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> WeightPlan:
     quant = spec.quant
     p = spec.params
     shipped_fp4 = weight_dtype == "fp4" and quant is not None and quant.family in FP4_SHIPPED
-    if quant is not None and spec.linears and (weight_dtype in (AS_SHIPPED, quant.family) or shipped_fp4):
+    if (
+        quant is not None
+        and spec.linears
+        and (weight_dtype in (AS_SHIPPED, quant.family) or shipped_fp4)
+    ):
         head = (p.lm_head // spec.hidden_size, spec.hidden_size) if p.lm_head else None
         total = shipped_weight_bytes(
             quant, spec.linears, embedding=p.embedding, lm_head=head, total=p.total

@@ -61,7 +61,8 @@ class ReplicaModel:
         seconds = parts.total
         if self.spec and decode > 0:
             layer = (parts.total - parts.overhead) / self.model.layers
-            seconds += self.spec.drafter_seconds(layer + self.model.overhead / self.model.layers)
+            fixed = self.model.kernels * self.model.profile.kernel_us * 1e-6 / self.model.layers
+            seconds += self.spec.drafter_seconds(layer + fixed)
         hops = self.hop(per_micro * queries + prefill / m)
         return Step(seconds + hops, parts, hops)
 

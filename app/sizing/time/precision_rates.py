@@ -20,6 +20,11 @@ from ..catalogue.gpus import GPU
 # 16-32, falling to ~1.5x by 128 as the kernel turns compute-bound; at large batch it trails a
 # plain fp16 GEMM by the dequantise work, about a fifth of the issue slots.
 WEIGHT_ONLY_EFFICIENCY = 0.8
+# Low-precision GEMMs reach a smaller share of their (doubled) peak than bf16 ones: on the H200
+# the fp8 e4m3 product reached 1,317 of 1,979 TFLOP/s at 8192³ against bf16's 773 of 989
+# (measurements of 2026-11-30), 0.85 of bf16's share. FP4 is taken to keep fp8's share of its
+# own peak (no measurement here).
+LOW_PRECISION_SHARE = 0.85
 
 FP4_FAMILIES = frozenset({"fp4", "nvfp4", "mxfp4"})
 WEIGHT_ONLY = frozenset({"int4", "int8", "awq", "gptq", "compressed-tensors-int4"})
@@ -28,7 +33,7 @@ WEIGHT_ONLY = frozenset({"int4", "int8", "awq", "gptq", "compressed-tensors-int4
 @dataclass(frozen=True, slots=True)
 class MatmulRate:
     tflops: float  # datasheet dense rate the kernel multiplies at
-    efficiency: float  # extra factor for dequantising weight-only formats (1 otherwise)
+    efficiency: float  # the kernel's share relative to bf16's (dequantising, low precision)
     mode: str  # how the matmul runs, in words
 
     @property
@@ -47,16 +52,18 @@ def matmul_rate(gpu: GPU, precision: str) -> MatmulRate | None:
         return MatmulRate(bf16, 1.0, f"{p} tensor cores")
     if p == "fp8":
         if gpu.dense_fp8_tflops:
-            return MatmulRate(gpu.dense_fp8_tflops, 1.0, "fp8 tensor cores (W8A8)")
+            return MatmulRate(gpu.dense_fp8_tflops, LOW_PRECISION_SHARE, "fp8 tensor cores (W8A8)")
         return _weight_only(bf16, "fp8", "no fp8 tensor cores on this GPU")
     if p in FP4_FAMILIES:
         if gpu.dense_fp4_tflops:
             if p == "mxfp4" and gpu.vendor == "NVIDIA":
                 # MXFP4 experts with MXFP8 activations on Blackwell (vLLM/FlashInfer's fused MoE)
                 return MatmulRate(
-                    gpu.dense_fp8_tflops or bf16, 1.0, "mxfp4 weights × mxfp8 activations"
+                    gpu.dense_fp8_tflops or bf16,
+                    LOW_PRECISION_SHARE,
+                    "mxfp4 weights × mxfp8 activations",
                 )
-            return MatmulRate(gpu.dense_fp4_tflops, 1.0, "fp4 tensor cores (W4A4)")
+            return MatmulRate(gpu.dense_fp4_tflops, LOW_PRECISION_SHARE, "fp4 tensor cores (W4A4)")
         return _weight_only(bf16, p, "no fp4 tensor cores on this GPU")
     return _weight_only(bf16, p, "a weight-only format")
 

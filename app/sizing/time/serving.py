@@ -10,7 +10,7 @@ says which bound.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..catalogue.engines import EngineLimits
@@ -70,8 +70,6 @@ def step_model_for(
 
 
 def _slower_latency(profile: PerfProfile) -> PerfProfile:
-    from dataclasses import replace
-
     return replace(
         profile, allreduce_latency_us=profile.allreduce_latency_us * SCALE_OUT_LATENCY_FACTOR
     )
@@ -167,11 +165,20 @@ def estimate_workload(
     state = _solve(replica, load, limits, running, per_replica)
     gpus = replicas * layout.gpus_per_replica
     est = WorkloadEstimate(
-        asked, per_replica, running, max(0, asked - running * replicas), limited, state,
-        replicas, gpus, _bound(replica, state, limited, load),
+        asked,
+        per_replica,
+        running,
+        max(0, asked - running * replicas),
+        limited,
+        state,
+        replicas,
+        gpus,
+        _bound(replica, state, limited, load),
     )
     if gpu_hour_usd is not None:
-        est.cost_per_million_output_tokens_usd = _cost(gpu_hour_usd, layout.gpus, est.output_tokens_per_s)
+        est.cost_per_million_output_tokens_usd = _cost(
+            gpu_hour_usd, layout.gpus, est.output_tokens_per_s
+        )
     if tpot_slo_ms is not None:
         top = min(fit, running if concurrency is None else min(fit, _cap(limits)))
         est.at_tpot_target = _at_target(
@@ -187,8 +194,6 @@ def _solve(
     if asked <= running:
         return state
     # The streams beyond those running wait in the queue: same throughput, longer latency.
-    from dataclasses import replace
-
     latency = asked / state.requests_per_s
     out_steps = max(0, load.output_tokens - 1)
     ttft = max(state.ttft, latency - out_steps * state.tpot)
@@ -264,7 +269,9 @@ def _at_target(
         ttft_ms=_ms(state.ttft),
         output_tokens_per_s=round(total, 1),
         output_tokens_per_s_per_gpu=round(total / used_gpus, 1),
-        cost_per_million_output_tokens_usd=None if price is None else _cost(price, paid_gpus, total),
+        cost_per_million_output_tokens_usd=None
+        if price is None
+        else _cost(price, paid_gpus, total),
         limited_by="kv_capacity" if lo == top else "tpot",
     )
     return out
@@ -274,7 +281,6 @@ def speculation_of(tokens: int | None, acceptance: float | None) -> Speculation 
     if tokens is None or acceptance is None:
         return None
     return Speculation(tokens, float(acceptance))
-
 
 
 def _open_loop(
@@ -308,9 +314,21 @@ def _open_loop(
                 lo = mid + 1
         n = lo
     steady = state(n)
+    if not limited:  # Poisson arrivals queue for the prefill: an M/D/1 wait (Kleinrock)
+        service = steady.prefill_step * steady.chunks
+        rho = min(0.95, per_replica * service)
+        wait = rho * service / (2 * (1 - rho))
+        steady = replace(steady, ttft=steady.ttft + wait, latency=steady.latency + wait)
     gpus = replicas * layout.gpus_per_replica
     est = WorkloadEstimate(
-        n * replicas, n, n, 0, limited, steady, replicas, gpus,
+        n * replicas,
+        n,
+        n,
+        0,
+        limited,
+        steady,
+        replicas,
+        gpus,
         "arrivals_exceed_capacity" if limited else _bound(replica, steady, None, load),
     )
     if limited:

@@ -32,10 +32,18 @@ from ..memory.kv import CacheProfile
 from ..model.dtypes import MODEL_DTYPE_BYTES
 from ..model.spec import ModelSpec
 from .attention_cost import AttentionCost
+from .kernels import kernels_per_pass
 from .moe import MoeShape, experts_touched
 from .precision_rates import matmul_rate
 
 __all__ = ["StepModel", "StepParts", "experts_touched"]
+
+# Between the matrix products, each token's activations are read and written by the layer's
+# norms, residual adds, RoPE, gating activation and quantisation: counting the kernels of vLLM's
+# Llama layer (fused add+RMSNorm twice, RoPE, SiLU-and-mul, the outputs each product writes and
+# the next reads), about 10 hidden widths and 5 MLP widths of bf16 per token per layer; a MoE
+# layer also writes each token once per chosen expert and reads it back (sort, then combine).
+ACTIVATION_BYTES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +112,13 @@ class StepModel:
         self.routed_bytes = routed_bytes / tp
         self.moe = (
             MoeShape(
-                p.experts, p.experts_per_token, p.moe_layers, p.expert_intermediate,
-                spec.hidden_size, tp, layout.ep,
+                p.experts,
+                p.experts_per_token,
+                p.moe_layers,
+                p.expert_intermediate,
+                spec.hidden_size,
+                tp,
+                layout.ep,
             )
             if p.experts
             else None
@@ -113,18 +126,28 @@ class StepModel:
         active_routed = p.routed * p.experts_per_token / p.experts if p.experts else 0
         self.dense_flops_per_token = 2 * (p.active - lookup_only - active_routed) / tp
         self.routed_flops_per_token = 2 * active_routed / tp
+        # Under DP attention one prompt's chunk runs on one rank: its attention projections are
+        # not shared by the group (the other ranks wait for it at the next MoE layer).
+        self.dp_prefill_extra_flops = 2 * p.attention * (1 - 1 / tp) if self.dp else 0.0
+        mlp_width = max(0, p.active - kept - p.attention) / (3 * spec.hidden_size * self.layers)
+        self.activation_bytes = (
+            ACTIVATION_BYTES * self.layers * (10 * spec.hidden_size + 5 * mlp_width / tp)
+        )
+        if p.experts:  # each token copied to its top-k experts and gathered back (4 passes)
+            copies = p.experts_per_token * spec.hidden_size / layout.ep
+            self.activation_bytes += ACTIVATION_BYTES * p.moe_layers * 4 * copies
         rate = matmul_rate(gpu, precision)
         linear_tflops = rate.effective_tflops if rate else (gpu.dense_bf16_tflops or 0.0)
         self.bw_weights = (gpu.hbm_bandwidth_bytes_per_s or 0) * profile.weight_bandwidth
         self.bw_kv = (gpu.hbm_bandwidth_bytes_per_s or 0) * profile.kv_bandwidth
         self.c_linear = linear_tflops * 1e12 * profile.compute
-        self.att = AttentionCost(spec, tp, (gpu.dense_bf16_tflops or 0.0) * 1e12 * profile.attention_compute)
+        self.att = AttentionCost(
+            spec, tp, (gpu.dense_bf16_tflops or 0.0) * 1e12 * profile.attention_compute
+        )
         moe_layers = self.moe.moe_layers if self.moe else 0
-        self.overhead = (
-            self.layers * profile.overhead_per_layer_us
-            + moe_layers * profile.moe_overhead_per_layer_us
-            + profile.overhead_per_step_us
-        ) * 1e-6
+        self.kernels = kernels_per_pass(spec)
+        self.overhead = (self.kernels * profile.kernel_us + profile.overhead_per_step_us) * 1e-6
+        self.per_sequence = profile.overhead_per_sequence_us * 1e-6
         self.dense_layers = self.layers - moe_layers
 
     # -- the pieces -----------------------------------------------------------------------
@@ -175,12 +198,16 @@ class StepModel:
         tokens = decode * queries + prefill
         w_bytes = self.weight_bytes_read(tokens)
         t_w = w_bytes / self.bw_weights
-        lin_flops = self.linear_flops(tokens) + prefill * self.att.decompress_flops(decompressed)
+        lin_flops = self.linear_flops(tokens) + prefill * (
+            self.att.decompress_flops(decompressed) + self.dp_prefill_extra_flops
+        )
+        t_act = tokens * self.activation_bytes / self.bw_weights
         t_lc = lin_flops / self.c_linear
         kv_bytes = self.att.decode_bytes(self.cache, decode, context, self.dp)
         t_kv = kv_bytes / self.bw_kv
-        att_flops = self.att.decode_flops(decode * queries, context) + self.att.prefill_flops(
-            prefill, prefill_context
+        ranks = self.tp if self.dp else 1  # a prompt's attention on one rank under DP
+        att_flops = self.att.decode_flops(decode * queries, context) + ranks * (
+            self.att.prefill_flops(prefill, prefill_context)
         )
         t_ac = att_flops / self.att.rate
         return StepParts(
@@ -188,7 +215,7 @@ class StepModel:
             kv=t_kv,
             compute=max(0.0, t_lc - t_w) + max(0.0, t_ac - t_kv),
             communication=self.communication(tokens),
-            overhead=self.overhead,
+            overhead=self.overhead + t_act + self.per_sequence * (decode + (1 if prefill else 0)),
             linear=max(t_w, t_lc),
             attention=max(t_kv, t_ac),
             linear_compute_bound=t_lc > t_w,
@@ -215,7 +242,9 @@ class StepModel:
         """Smallest batch whose linear layers are compute-bound (FLOPs time ≥ weight-read time)."""
 
         def compute_bound(b: int) -> bool:
-            return self.linear_flops(b) / self.c_linear >= self.weight_bytes_read(b) / self.bw_weights
+            return (
+                self.linear_flops(b) / self.c_linear >= self.weight_bytes_read(b) / self.bw_weights
+            )
 
         if self.moe is None:
             per_token = self.dense_flops_per_token / self.c_linear

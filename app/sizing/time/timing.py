@@ -228,4 +228,3 @@ def _slo(
         "limited_by": "kv_capacity" if lo == top else "tpot",
         "cost_per_million_output_tokens_usd": cost,
     }
-

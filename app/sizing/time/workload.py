@@ -101,15 +101,13 @@ def solve(
         t_d = replica.step(max(1.0, d), ctx).seconds if out_steps else 0.0
         full = replica.step(d, ctx, room * stages, pctx, decomp).seconds
         capacity = room * stages / full  # prompt tokens per second, steps full of prompts
-        prefill_time = chunks * t_pf
+        # A prompt arriving mid-step waits for that step to end (half a step on average).
+        prefill_time = chunks * t_pf + (0.5 * t_d if n > 1 else 0.0)
 
-        def tpot_at(rate: float) -> float:
-            others = min(1.0, rate * prefill_time * (n - 1) / n)
-            if not (others and t_pf and t_d):
-                return t_d
-            steps_with = others / t_pf
-            f = steps_with / (steps_with + (1 - others) / t_d)
-            return f * t_pf + (1 - f) * t_d
+        def tpot_at(
+            rate: float, times: tuple[float, float, float] = (prefill_time, t_pf, t_d)
+        ) -> float:
+            return _tpot(rate, n, *times)
 
         top = capacity / new
         bound = top * (prefill_time + out_steps * tpot_at(top)) < n
@@ -148,6 +146,18 @@ def solve(
         chunks=chunks,
         output_tokens=load.output_tokens,
     )
+
+
+def _tpot(rate: float, n: int, prefill_time: float, t_pf: float, t_d: float) -> float:
+    """The mean step a decoding stream sees when the other streams' prompts arrive at ``rate``
+    per second: steps carrying a prompt chunk for the share of time prefill runs, else
+    decode-only steps (counted per step, as TPOT is)."""
+    others = min(1.0, rate * prefill_time * (n - 1) / n)
+    if not (others and t_pf and t_d):
+        return t_d
+    steps_with = others / t_pf
+    f = steps_with / (steps_with + (1 - others) / t_d)
+    return f * t_pf + (1 - f) * t_d
 
 
 def _chunking(new: int, decoding: float, budget: int | None, chunked: bool) -> tuple[int, int, int]:
