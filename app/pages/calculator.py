@@ -57,6 +57,15 @@ FIELD_LABELS = {
     "output_tokens": "Output tokens",
     "tpot_slo_ms": "TPOT target",
     "gpu_hour_usd": "Price per GPU-hour",
+    "max_throughput": "Load",
+    "prefix_hit": "Prefix-cache hits",
+    "spec_tokens": "Draft tokens",
+    "spec_acceptance": "Acceptance",
+    "engine": "Engine",
+    "pp": "Pipeline stages",
+    "ep": "Expert parallel",
+    "dp_attention": "Attention",
+    "scale_out_gbps": "Network link",
 }
 _UID = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 
@@ -81,6 +90,7 @@ def shared_values() -> dict[str, Any]:
                 ("fp8", "fp8 · 1 B"),
                 ("int8", "int8 · 1 B"),
                 ("int4", "int4 · ½ B + scales"),
+                ("fp4", "fp4 (NVFP4) · ½ B + scales"),
             ],
         },
         "field_names": FIELD_NAMES,

@@ -174,17 +174,12 @@ def check_workload_inputs(req: SizingRequest) -> None:
     for name in ("max_throughput", "dp_attention"):
         if not isinstance(getattr(req, name), bool):
             raise SizingError("must be true or false", field=name)
-    if req.max_throughput and req.concurrency != 1:
-        raise SizingError(
-            "give concurrency or max_throughput, not both (max_throughput finds the concurrency)",
-            field="max_throughput",
-        )
+    # The workload's load: concurrency (also the memory question's), or instead max_throughput
+    # or an open-loop request_rate, which replace it for the workload only.
     if req.request_rate is not None:
         _check_number(req.request_rate, "request_rate", 1e7)
-        if req.max_throughput or req.concurrency != 1:
-            raise SizingError(
-                "give one load: concurrency, max_throughput or request_rate", field="request_rate"
-            )
+        if req.max_throughput:
+            raise SizingError("give max_throughput or request_rate, not both", field="request_rate")
     for name in ("max_batch", "max_num_tokens"):
         if getattr(req, name) is not None:
             _check_int(getattr(req, name), name, 1, MAX_CONCURRENCY)
