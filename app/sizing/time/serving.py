@@ -253,13 +253,15 @@ def _at_target(
         out.update(concurrency=0, concurrency_per_replica=0, output_tokens_per_s=0.0)
         out.update(cost_per_million_output_tokens_usd=None, limited_by="tpot")
         return out
-    lo, hi = 1, top
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
+    lo, hi = 1, top  # tpot_ms(lo) meets the target; stop within 2% (a planner's precision)
+    if tpot_ms(hi) <= target_ms:
+        lo = hi
+    while hi - lo > max(1, lo // 50):
+        mid = (lo + hi) // 2
         if tpot_ms(mid) <= target_ms:
             lo = mid
         else:
-            hi = mid - 1
+            hi = mid
     state = solve(replica, load, lo, limits.chunk_tokens, limits.chunked)
     total = state.output_tokens_per_s * replicas
     out.update(

@@ -134,7 +134,7 @@ def step_grows_from(replica: ReplicaModel, context: int, rise: float = 0.1) -> i
     """The batch at which a decode step is ``rise`` (10%) longer than at batch 1: where the KV
     reads (which grow with every sequence) and then the FLOPs stop riding on the weight read."""
     base = replica.step(1, context).seconds
-    lo, hi = 1, 1 << 22
+    lo, hi = 1, 1 << 16
     if replica.step(hi, context).seconds <= base * (1 + rise):
         return hi
     while lo < hi:

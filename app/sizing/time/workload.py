@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 from .pipeline import ReplicaModel
 
-ITERATIONS = 30
+ITERATIONS = 30  # outer: the decode count (converges in a handful)
+BISECTIONS = 24  # inner: the request rate, to about 1e-7 of its bracket
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,8 @@ def solve(
     new = load.new_prompt_tokens
     ctx, pctx = load.decode_context, load.prefill_context
     chunked = chunked or (budget is not None and new > budget)  # a prompt over the budget
-    d = float(n) if out_steps else 0.0
+    # First guess: each stream decodes for out_steps steps and prefills for about one.
+    d = n * out_steps / (out_steps + 1) if out_steps else 0.0
     for _ in range(ITERATIONS):
         chunk, chunks, room = _chunking(new, d / stages, budget, chunked)
         decomp = (load.cached_prompt_tokens + chunk * (chunks - 1) / 2) / chunk
@@ -115,7 +117,7 @@ def solve(
             rate = top
         else:
             lo, hi = 0.0, top
-            for _ in range(40):
+            for _ in range(BISECTIONS):
                 mid = (lo + hi) / 2
                 if mid * (prefill_time + out_steps * tpot_at(mid)) < n:
                     lo = mid
@@ -124,10 +126,10 @@ def solve(
             rate = (lo + hi) / 2
         tpot = tpot_at(rate)
         d_new = min(float(n), rate * out_steps * tpot) if out_steps else 0.0
-        if abs(d_new - d) < 1e-3 * n:
+        if abs(d_new - d) < 2e-3 * n:
             d = d_new
             break
-        d = 0.5 * (d + d_new)
+        d = d_new if abs(d_new - d) < 0.2 * n else 0.5 * (d + d_new)
     latency = max(n / rate, prefill_time + out_steps * tpot)
     ttft = max(prefill_time, latency - out_steps * tpot)
     busy = rate * chunks * max(0.0, t_pf - (t_d if d >= 1 else 0.0))
