@@ -6,9 +6,11 @@ same constants apply to every model and every GPU; nothing is fitted to one publ
 
 - Shares of HBM bandwidth: the H200's measured read ceiling is 4.09 of 4.8 TB/s (85%,
   measurements of 2026-11-30); engines' fused GEMV and paged-attention kernels approach it.
-- Shares of the dense matrix rate: the measured bf16 GEMM reaches 773 of 989 TFLOP/s (78%) at
-  8192³ and the fp8 GEMM 1,317 of 1,979 (67%); a whole prefill in plain PyTorch reached 534–549
-  TFLOP/s (55%). Engines fuse more than plain PyTorch, so they sit between the two.
+- Share of the dense matrix rate for a long-K product: 0.64, what the measured H200 prefill
+  (534–549 TFLOP/s in plain PyTorch) implies for its products once attention, activation traffic
+  and kernel costs are counted (the ``pytorch`` fit below); engines run the same cuBLAS/CUTLASS
+  products. Shorter reductions reach less (``time/gemm_shapes.py``, from DeepGEMM's published
+  figures); fp8 and fp4 products 0.85 of bf16's share (``time/precision_rates.py``).
 - Fixed costs the roofline cannot see: a per-layer cost (norms, RoPE, activation quantisation,
   small kernels) and a per-step cost (scheduling, sampling, detokenising, launch gaps CUDA graphs
   leave). SGLang and TensorRT-LLM overlap the CPU scheduler with the GPU (SGLang's
@@ -56,7 +58,7 @@ VLLM = PerfProfile(
     name="vllm",
     weight_bandwidth=0.85,
     kv_bandwidth=0.80,
-    compute=0.60,
+    compute=0.64,
     attention_compute=0.50,
     interconnect=0.80,
     allreduce_latency_us=10.0,
@@ -70,7 +72,7 @@ SGLANG = PerfProfile(
     name="sglang",
     weight_bandwidth=0.85,
     kv_bandwidth=0.80,
-    compute=0.60,
+    compute=0.64,
     attention_compute=0.50,
     interconnect=0.80,
     allreduce_latency_us=10.0,
@@ -84,7 +86,7 @@ TRTLLM = PerfProfile(
     name="trtllm",
     weight_bandwidth=0.85,
     kv_bandwidth=0.80,
-    compute=0.60,
+    compute=0.64,
     attention_compute=0.50,
     interconnect=0.80,
     allreduce_latency_us=8.0,
@@ -98,7 +100,7 @@ PYTORCH = PerfProfile(
     name="pytorch",
     weight_bandwidth=0.70,
     kv_bandwidth=0.60,
-    compute=0.60,
+    compute=0.64,
     attention_compute=0.60,
     interconnect=0.80,
     allreduce_latency_us=10.0,

@@ -32,6 +32,7 @@ from ..memory.kv import CacheProfile
 from ..model.dtypes import MODEL_DTYPE_BYTES
 from ..model.spec import ModelSpec
 from .attention_cost import AttentionCost
+from .gemm_shapes import mixed_efficiency
 from .kernels import kernels_per_pass
 from .moe import MoeShape, experts_touched
 from .precision_rates import matmul_rate
@@ -130,6 +131,25 @@ class StepModel:
         # not shared by the group (the other ranks wait for it at the next MoE layer).
         self.dp_prefill_extra_flops = 2 * p.attention * (1 - 1 / tp) if self.dp else 0.0
         mlp_width = max(0, p.active - kept - p.attention) / (3 * spec.hidden_size * self.layers)
+        h = spec.hidden_size
+        # Each product's reduction length K sets how much of the rate it reaches (gemm_shapes):
+        # QKV and gate-up reduce over the hidden size; the output and down projections over
+        # their input, split by tensor parallelism (attention's not, under DP attention).
+        dense_mlp = max(0, p.active - lookup_only - active_routed - p.attention)
+        o_k = h if self.dp else h / tp
+        down_k = (p.expert_intermediate if p.experts else mlp_width) / tp
+        self.dense_eff = mixed_efficiency(
+            [
+                (0.75 * p.attention, h),
+                (0.25 * p.attention, o_k),
+                (2 / 3 * dense_mlp, h),
+                (1 / 3 * dense_mlp, max(1.0, down_k)),
+                (max(0, p.lm_head or p.embedding), h),
+            ]
+        )
+        self.routed_eff = (
+            mixed_efficiency([(2.0, h), (1.0, self.moe.slice_width)]) if self.moe else 1.0
+        )
         self.activation_bytes = (
             ACTIVATION_BYTES * self.layers * (10 * spec.hidden_size + 5 * mlp_width / tp)
         )
@@ -161,6 +181,14 @@ class StepModel:
         if self.moe and routed:
             routed *= self.moe.padding(tokens)
         return self.dense_flops_per_token * tokens + routed
+
+    def linear_seconds(self, tokens: float, extra_flops: float = 0.0) -> float:
+        """The products' time at the rate their shapes reach (FLOPs ÷ rate ÷ shape share)."""
+        routed = self.routed_flops_per_token * tokens
+        if self.moe and routed:
+            routed *= self.moe.padding(tokens)
+        dense = self.dense_flops_per_token * tokens + extra_flops
+        return (dense / self.dense_eff + routed / self.routed_eff) / self.c_linear
 
     def communication(self, tokens: float) -> float:
         """Collectives of one step for ``tokens`` tokens in the group."""
@@ -198,11 +226,10 @@ class StepModel:
         tokens = decode * queries + prefill
         w_bytes = self.weight_bytes_read(tokens)
         t_w = w_bytes / self.bw_weights
-        lin_flops = self.linear_flops(tokens) + prefill * (
-            self.att.decompress_flops(decompressed) + self.dp_prefill_extra_flops
-        )
+        extra = prefill * (self.att.decompress_flops(decompressed) + self.dp_prefill_extra_flops)
+        lin_flops = self.linear_flops(tokens) + extra
         t_act = tokens * self.activation_bytes / self.bw_weights
-        t_lc = lin_flops / self.c_linear
+        t_lc = self.linear_seconds(tokens, extra)
         kv_bytes = self.att.decode_bytes(self.cache, decode, context, self.dp)
         t_kv = kv_bytes / self.bw_kv
         ranks = self.tp if self.dp else 1  # a prompt's attention on one rank under DP
