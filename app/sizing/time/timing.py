@@ -79,11 +79,12 @@ def estimate(
     step = replica.step(batch, context)
     parts = step.parts
     seconds = step.seconds
-    tokens_per_s = batch / seconds
+    per_step = replica.tokens_per_step  # > 1 when drafts are verified (speculative decoding)
+    tokens_per_s = batch * per_step / seconds
     ttft = prefill_seconds(replica, out["prompt_tokens"], limits.chunk_tokens, limits.chunked)
     out.update(
         decode_step_ms=_ms(seconds),
-        tpot_ms=_ms(seconds),
+        tpot_ms=_ms(seconds / per_step),
         tokens_per_s=round(tokens_per_s, 1),
         tokens_per_s_total=round(tokens_per_s * replicas, 1),
         ttft_ms=_ms(ttft),
@@ -100,7 +101,7 @@ def estimate(
         reason=None,
     )
     if req.output_tokens is not None:
-        out["request_ms"] = _ms(ttft + req.output_tokens * seconds)
+        out["request_ms"] = _ms(ttft + req.output_tokens * seconds / per_step)
     bound, detail = _bound(parts, wanted, sequences_per_replica, batch, context, seconds)
     experts = model.moe.experts if model.moe else 0
     if experts:
@@ -123,7 +124,7 @@ def curve(
     """Tokens/s and TPOT at each batch size (for the calculator's chart and table)."""
     rows = []
     for b in batches:
-        step = replica.step(b, context).seconds
+        step = replica.step(b, context).seconds / replica.tokens_per_step
         rows.append(
             {"batch": b, "tpot_ms": _ms(step), "tokens_per_s": round(b / step * replicas, 1)}
         )
@@ -195,8 +196,8 @@ def _slo(
     slo_ms = req.tpot_slo_ms or 0.0
     top = min(fit, MAX_BATCH)
 
-    def seconds(b: int) -> float:
-        return replica.step(b, context).seconds
+    def seconds(b: int) -> float:  # per output token
+        return replica.step(b, context).seconds / replica.tokens_per_step
 
     base: dict[str, Any] = {"tpot_slo_ms": slo_ms, "cost_per_million_output_tokens_usd": None}
     if seconds(1) * 1e3 > slo_ms:
