@@ -17,7 +17,7 @@ from app.sizing.deployment.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEX
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
-KvDtype = Literal["bf16", "fp16", "fp8"]
+KvDtype = Literal["bf16", "fp16", "fp8", "fp4"]
 WeightDtype = Literal["auto", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Engine = Literal["vllm", "sglang", "trtllm", "pytorch"]
 StrictInt = Annotated[int, Field(strict=True)]
@@ -80,8 +80,10 @@ class SizingRequestBody(BaseModel):
     )
     kv_dtype: KvDtype = Field(
         "bf16",
-        description="KV cache dtype. fp8 = one byte per element with per-tensor scales; on MLA "
-        "models FlashMLA's fp8_ds_mla layout (656 bytes per token per layer).",
+        description="KV cache dtype. fp8 = one byte per element with per-tensor scales; on "
+        "sparse-attention MLA models FlashMLA's fp8_ds_mla layout (656 bytes per token per layer). "
+        "fp4 = NVFP4, 9/16 byte per element (4-bit values, one fp8 scale per 16), Blackwell only "
+        "(vLLM nvfp4, SGLang fp4_e2m1, TensorRT-LLM NVFP4 KV).",
     )
     weight_dtype: WeightDtype = Field(
         "auto",

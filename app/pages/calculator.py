@@ -82,7 +82,12 @@ def shared_values() -> dict[str, Any]:
         "presets": sorted(list_presets(), key=lambda p: (p.family, p.params_total)),
         "options": {
             "gpus": gpus,
-            "kv_dtypes": [("bf16", "bf16 · 2 B"), ("fp16", "fp16 · 2 B"), ("fp8", "fp8 · 1 B")],
+            "kv_dtypes": [
+                ("bf16", "bf16 · 2 B"),
+                ("fp16", "fp16 · 2 B"),
+                ("fp8", "fp8 · 1 B"),
+                ("fp4", "fp4 (NVFP4, Blackwell) · 9/16 B"),
+            ],
             "weight_dtypes": [
                 ("auto", "as shipped (quantization_config, else bf16)"),
                 ("bf16", "bf16 · 2 B"),

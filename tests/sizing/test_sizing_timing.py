@@ -244,3 +244,21 @@ def test_moe_preset_reports_experts_touched():
         load_preset("qwen3-30b-a3b"), SizingRequest(gpu="H200", context=4096, concurrency=4)
     ).time
     assert t["bound_detail"]["experts_touched_per_layer"] == pytest.approx(29.1, abs=0.1)
+
+
+def test_an_fp4_kv_cache_on_blackwell_holds_more_and_reads_less():
+    spec = load_preset("llama-3.1-70b")
+    base = dict(gpu="B200", gpus=8, tp=8, context=8192, concurrency=64)
+    fp8 = size(spec, SizingRequest(**base, kv_dtype="fp8"))
+    fp4 = size(spec, SizingRequest(**base, kv_dtype="fp4"))
+    # NVFP4: half a byte per element plus one fp8 scale per 16 (vLLM nvfp4 cache).
+    assert fp4.kv_bytes_per_token == 80 * 8 * 256 * 9 // 16
+    assert fp4.max_concurrency > fp8.max_concurrency
+    assert fp4.time["breakdown_ms"]["kv"] < fp8.time["breakdown_ms"]["kv"]
+
+
+@pytest.mark.parametrize("gpu", ["H200", "MI355X"])
+def test_an_fp4_kv_cache_needs_blackwell(gpu):
+    with pytest.raises(SizingError) as err:
+        size(load_preset("llama-3.1-8b"), SizingRequest(gpu=gpu, kv_dtype="fp4", context=4096))
+    assert err.value.field == "kv_dtype" and "Blackwell" in err.value.message

@@ -104,7 +104,7 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
             None,
         )
     )
-    if req.kv_dtype != "fp8":
+    if req.kv_dtype not in ("fp8", "fp4"):
         options.append(
             (
                 "fp8_kv",

@@ -7,6 +7,7 @@ from typing import Any
 from ..catalogue.gpus import GPU
 from ..deployment.layout import Layout
 from ..deployment.request import SizingRequest, engine_name
+from ..errors import SizingError
 from ..memory.breakdown import layer_groups
 from ..memory.capacity import Replica, legal_tp_degrees, min_gpus, weights_reason
 from ..memory.kv import CacheProfile, profile
@@ -21,6 +22,7 @@ from .result import SizingResult
 def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
     req = req or SizingRequest()
     gpu, layout, context = resolve_layout(spec, req)
+    check_kv_dtype(req, gpu)
     tp = layout.tp
     kv_bytes = kv_dtype_bytes(req.kv_dtype)
     whole = profile(spec, kv_bytes, 1)
@@ -116,6 +118,24 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
     )
 
 
+def check_kv_dtype(req: SizingRequest, gpu: GPU) -> None:
+    """An FP4 KV cache runs only where the GPU has FP4 support (vLLM's nvfp4 cache needs
+    Blackwell), on the engines that have one (vLLM ``nvfp4``, SGLang ``fp4_e2m1``,
+    TensorRT-LLM NVFP4 KV)."""
+    if req.kv_dtype != "fp4":
+        return
+    if gpu.dense_fp4_tflops is None or gpu.vendor != "NVIDIA":
+        raise SizingError(
+            f"an FP4 KV cache needs a Blackwell GPU (the {gpu.id} has no NVFP4 support); use fp8",
+            field="kv_dtype",
+        )
+    if engine_name(req) == "pytorch":
+        raise SizingError(
+            "plain PyTorch has no FP4 KV cache; vLLM, SGLang and TensorRT-LLM do",
+            field="kv_dtype",
+        )
+
+
 def _cap_context(pool: int | None, limit: int | None) -> tuple[int | None, str | None]:
     """max_context never exceeds the model's limit; say which of the two binds."""
     if limit is not None and (pool is None or pool >= limit):
@@ -193,7 +213,7 @@ def _formula(
         if g["constant_bytes_per_layer"]:
             seq_terms.append(f"{g['count']} × {g['constant_bytes_per_layer']:,}")
     return {
-        "kv_dtype_bytes": kv_bytes,
+        "kv_dtype_bytes": kv_bytes if isinstance(kv_bytes, int) else float(kv_bytes),
         "groups": [
             {"kind": g["kind"], "layers": g["layers"], "count": g["count"], **g["formula"]}
             for g in groups
