@@ -7,7 +7,6 @@ order of first appearance with a compact range string ("0-4,6-10"), as in sizing
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 from ..model.dtypes import MODEL_DTYPE_BYTES
