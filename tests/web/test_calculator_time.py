@@ -143,3 +143,32 @@ def test_verdict_says_one_sequence_in_the_singular(sqlite_client: TestClient) ->
     time = unescape(panel(sqlite_client.get("/calculator", params=params).text))
     assert "At 1 sequence " in time
     assert "At 1 sequences" not in time
+
+
+def test_engine_and_layout_fields_are_part_of_the_url(sqlite_client: TestClient) -> None:
+    params = {
+        **FLAGSHIP,
+        "model": "deepseek-v3",
+        "context": "8192",
+        "concurrency": "64",
+        "engine": "sglang",
+        "dp_attention": "on",
+        "prompt_tokens": "2048",
+        "output_tokens": "512",
+        "max_throughput": "on",
+        "prefix_hit": "50%",
+    }
+    response = sqlite_client.get("/calculator", params=params)
+    assert response.status_code == 200, response.text
+    html = unescape(response.text)
+    for pair in ("engine=sglang", "dp_attention=on", "max_throughput=on", "prefix_hit=50%25"):
+        assert pair in html.replace("&amp;", "&") or pair.replace("%25", "%") in html
+    time = panel(html)
+    assert "TP 8 · EP 8 · attention data-parallel" in time
+    assert "on SGLang" in time and "as many as fit" in time
+
+
+def test_a_bad_layout_field_is_an_inline_422(sqlite_client: TestClient) -> None:
+    response = sqlite_client.get("/calculator", params={**FLAGSHIP, "ep": "3"})
+    assert response.status_code == 422
+    assert "ep (3)" in unescape(response.text) or "expert parallelism" in unescape(response.text)
