@@ -226,7 +226,11 @@ def workload_view(result: dict[str, Any]) -> WorkloadView | None:
             f"{w['output_tokens_per_s']:,.0f}",
             f"{w['output_tokens_per_s_per_gpu']:,.0f} per GPU",
         ),
-        TimeStat("Prefill share", _pct(w["prefill_share"]), f"of the time · bound: {w['bound']}"),
+        TimeStat(
+            "Prefill share",
+            _pct(w["prefill_share"]),
+            f"of the time · bound by {_words(w['bound'])}",
+        ),
     ]
     if w["queued"]:
         view.stats.append(
@@ -258,4 +262,9 @@ def _words(bound: str) -> str:
         "kv_bandwidth": "reading the cache",
         "compute": "compute",
         "communication": "all-reduces",
-    }.get(bound, bound)
+        "overhead": "fixed per-kernel and per-step costs",
+        "kv_capacity": "the KV pool",
+        "engine_limit": "the engine's batch limit",
+        "prefill": "prefill (prompts arrive faster than steps absorb them)",
+        "arrivals_exceed_capacity": "arrivals beyond capacity",
+    }.get(bound, bound.replace("_", " "))
