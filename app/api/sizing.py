@@ -30,6 +30,7 @@ from app.db.session import DbSession
 from app.sizing import GPUS, SizingRequest, list_presets, load_preset, size
 from app.sizing.catalogue.gpu_perf import interconnect
 from app.sizing.catalogue.gpus import GPU
+from app.sizing.catalogue.topology import topology
 from app.web.body_limit import capped_body_route
 from app.web.caching import CachedPage
 from app.web.compute_pool import (
@@ -138,4 +139,12 @@ def get_gpus() -> JSONResponse:
 
 def _gpu_entry(gpu: GPU) -> dict[str, Any]:
     link = interconnect(gpu)
-    return {**gpu.to_dict(), "interconnect": dataclasses.asdict(link) if link else None}
+    topo = topology(gpu)
+    return {
+        **gpu.to_dict(),
+        "interconnect": dataclasses.asdict(link) if link else None,
+        "scale_up_domain": topo.domain,
+        "scale_up_domain_source": topo.domain_source,
+        "scale_out_gbps": topo.scale_out_gbps,
+        "scale_out_source": topo.scale_out_source,
+    }

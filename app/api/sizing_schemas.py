@@ -11,13 +11,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.api.sizing_workload_schemas import LayoutInfo, WorkloadEstimate
 from app.sizing import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES
 from app.sizing.deployment.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
-KvDtype = Literal["bf16", "fp16", "fp8"]
-WeightDtype = Literal["auto", "bf16", "fp16", "fp8", "int8", "int4"]
+KvDtype = Literal["bf16", "fp16", "fp8", "fp4"]
+WeightDtype = Literal["auto", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+Engine = Literal["vllm", "sglang", "trtllm", "pytorch"]
 StrictInt = Annotated[int, Field(strict=True)]
 
 
@@ -78,8 +80,10 @@ class SizingRequestBody(BaseModel):
     )
     kv_dtype: KvDtype = Field(
         "bf16",
-        description="KV cache dtype. fp8 = one byte per element with per-tensor scales; on MLA "
-        "models FlashMLA's fp8_ds_mla layout (656 bytes per token per layer).",
+        description="KV cache dtype. fp8 = one byte per element with per-tensor scales; on "
+        "sparse-attention MLA models FlashMLA's fp8_ds_mla layout (656 bytes per token per layer). "
+        "fp4 = NVFP4, 9/16 byte per element (4-bit values, one fp8 scale per 16), Blackwell only "
+        "(vLLM nvfp4, SGLang fp4_e2m1, TensorRT-LLM NVFP4 KV).",
     )
     weight_dtype: WeightDtype = Field(
         "auto",
@@ -87,8 +91,10 @@ class SizingRequestBody(BaseModel):
         "quantization_config (fp8 block-scaled, mxfp4, nvfp4, AWQ/GPTQ, compressed-tensors, "
         "ModelOpt, with their scale tensors and unquantised modules), else bf16. Otherwise every "
         "parameter in that dtype (fp8/int8: 1 byte; int4: 33/64 byte, 0.5 + one fp16 scale per "
-        "128) with embedding and untied head in bf16; asking for the precision the checkpoint "
-        "already ships sizes the shipped layout.",
+        "128; fp4: NVFP4, 9/16 byte, 0.5 + one e4m3 scale per 16) with embedding and untied head "
+        "in bf16; asking for the precision the checkpoint already ships (fp4 on an NVFP4/MXFP4 "
+        "checkpoint) sizes the shipped layout. fp4 runs on FP4 tensor cores on Blackwell and is "
+        "dequantised elsewhere.",
     )
     gpu_util: float = Field(
         DEFAULT_GPU_UTIL,
@@ -116,35 +122,116 @@ class SizingRequestBody(BaseModel):
         None,
         ge=1,
         le=MAX_CONTEXT,
-        description="Prompt length in tokens for `time.ttft_ms`. Null: the context.",
+        description="Prompt length in tokens. With `output_tokens`, the `workload` object times "
+        "that workload; alone, the prompt of `time.ttft_ms`. Null: the context.",
     )
     output_tokens: StrictInt | None = Field(
         None,
         ge=1,
         le=MAX_CONTEXT,
-        description="Tokens generated per request, for `time.request_ms`.",
+        description="Tokens generated per request. With `prompt_tokens`, the `workload` object "
+        "is present (prompt + output must fit the context).",
     )
     tpot_slo_ms: float | None = Field(
         None,
         gt=0,
         le=1e6,
         allow_inf_nan=False,
-        description="A time-per-output-token target in milliseconds: `time.slo` gives the "
-        "largest batch per replica that meets it and the tokens/s there.",
+        description="A time-per-output-token target in milliseconds: `time.slo` and "
+        "`workload.at_tpot_target` give the most streams that meet it, their tokens/s and cost.",
     )
     gpu_hour_usd: float | None = Field(
         None,
         gt=0,
         le=1e4,
         allow_inf_nan=False,
-        description="Price of one GPU-hour in US dollars, for "
-        "`time.cost_per_million_output_tokens_usd` (every requested GPU is paid for).",
+        description="Price of one GPU-hour in US dollars, for cost per million output tokens "
+        "(every requested GPU is paid for).",
     )
-    perf_profile: Literal["engine", "pytorch"] = Field(
-        "engine",
-        description="Efficiency profile of the time estimate: `engine` (a serving engine's "
-        "kernels, checked against published vLLM runs) or `pytorch` (fitted to an H200 measured "
-        "in plain PyTorch with CUDA graphs).",
+    perf_profile: Literal["engine", "pytorch", "vllm", "sglang", "trtllm"] | None = Field(
+        None,
+        description="The old name of `engine`, kept as an alias: `engine` means vllm.",
+    )
+    engine: Engine | None = Field(
+        None,
+        description="Serving engine whose efficiencies and default limits (batch cap, step token "
+        "budget, chunked prefill) the time estimate uses. Null: vllm. `pytorch` is plain "
+        "PyTorch as measured on an H200 (a floor).",
+    )
+    max_throughput: bool = Field(
+        False,
+        description="Run the workload at the most streams memory (at prompt + output tokens) and "
+        "the engine's batch limit allow, instead of `concurrency`; `workload.limited_by` says "
+        "which bound.",
+    )
+    request_rate: float | None = Field(
+        None,
+        gt=0,
+        le=1e7,
+        allow_inf_nan=False,
+        description="Open-loop arrivals in requests per second, all replicas (instead of "
+        "`concurrency`): the workload runs the streams Little's law needs.",
+    )
+    pp: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_GPUS,
+        description="Pipeline stages per replica (a replica is tp × pp GPUs). Null: 1, unless "
+        "one group of tp GPUs cannot hold the model (then the fewest stages that do).",
+    )
+    ep: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_GPUS,
+        description="Expert-parallel degree of a MoE model: experts sharded over ep GPUs of the "
+        "group (it must divide tp). Null: tp with `dp_attention`, else 1 (each expert split "
+        "across the group).",
+    )
+    dp_attention: bool = Field(
+        False,
+        description="Attention data-parallel across the tp GPUs of a group: each rank runs its "
+        "own share of the batch with every KV head and its own KV cache (SGLang / TensorRT-LLM "
+        "attention DP).",
+    )
+    prefix_hit: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        allow_inf_nan=False,
+        description="Share of each prompt served from the prefix cache (0 to below 1): skipped "
+        "by prefill, still held in KV and read by every decode step.",
+    )
+    spec_tokens: StrictInt | None = Field(
+        None, ge=1, le=16, description="Draft tokens per step (speculative decoding / MTP)."
+    )
+    spec_acceptance: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="Probability each draft token is accepted (0 to 1); needs `spec_tokens`.",
+    )
+    scale_out_gbps: float | None = Field(
+        None,
+        gt=0,
+        le=1e5,
+        allow_inf_nan=False,
+        description="Per-GPU network link in gigabits per second, one direction, for groups "
+        "that span scale-up domains. Null: the GPU's usual NIC (GET /api/v1/gpus).",
+    )
+    max_batch: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONCURRENCY,
+        description="The engine's running-sequence cap per replica (vLLM --max-num-seqs). "
+        "Null: the engine's default for this GPU.",
+    )
+    max_num_tokens: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONCURRENCY,
+        description="The engine's tokens per step, decode and prefill chunks together (vLLM "
+        "--max-num-batched-tokens). Null: the engine's default for this GPU.",
     )
     include_remedies: bool = Field(
         False,
@@ -213,6 +300,9 @@ class StepBreakdown(BaseModel):
 
 class SloResult(BaseModel):
     tpot_slo_ms: float = Field(description="The TPOT target, ms.")
+    cost_per_million_output_tokens_usd: float | None = Field(
+        None, description="US dollars per million output tokens at that batch (given a price)."
+    )
     max_batch: int = Field(description="Largest batch per replica meeting it (0: none does).")
     tpot_ms: float | None = Field(None, description="TPOT at that batch, ms.")
     tokens_per_s: float = Field(description="Output tokens/s of one replica at that batch.")
@@ -258,12 +348,18 @@ class TimeEstimate(BaseModel):
     ridge_batch: int | None = Field(
         description="Batch (tokens per step) at which the linear layers turn compute-bound."
     )
+    step_grows_from_batch: int | None = Field(
+        None,
+        description="Sequences at which a decode step is 10% longer than with one: where the KV "
+        "reads, which grow with every sequence, stop riding on the weight read.",
+    )
     slo: SloResult | None = Field(description="Present when `tpot_slo_ms` is given.")
     cost_per_million_output_tokens_usd: float | None = Field(
-        description="US dollars per million output tokens at `tokens_per_s_total` (when "
-        "`gpu_hour_usd` is given)."
+        description="US dollars per million output tokens at `tokens_per_s_total`, decode only at "
+        "this batch (when `gpu_hour_usd` is given); `workload` has the workload's cost."
     )
-    profile: Literal["engine", "pytorch"]
+    profile: str = Field(description="The engine whose efficiencies these are (vllm, ...).")
+    engine: str | None = Field(None, description="The same engine name.")
     profile_source: str = Field(description="Where the profile's efficiencies come from.")
     prompt_tokens: int = Field(description="Prompt tokens used for `ttft_ms`.")
     output_tokens: int | None
@@ -336,6 +432,10 @@ class SizingResponse(BaseModel):
     )
     notes: list[str] = Field(description="Engine differences and caveats that apply here.")
     time: TimeEstimate
+    layout: LayoutInfo
+    workload: WorkloadEstimate | None = Field(
+        None, description="Present when `prompt_tokens` and `output_tokens` are given."
+    )
     remedies: list[dict[str, Any]] | None = Field(
         None, description="Present when `include_remedies` is true: ranked what-ifs."
     )
@@ -384,10 +484,21 @@ class GPUInfo(BaseModel):
     memory_source: str = Field(description="Where memory_bytes comes from.")
     memory_is_estimate: bool = Field(description="True when memory_bytes is derived, not reported.")
     spec_source: str
+    dense_fp4_tflops: float | None = Field(
+        None, description="Dense FP4 tensor-core rate (Blackwell, MI355X), TFLOPS."
+    )
     interconnect: Interconnect | None = Field(
         description="The scale-up link tensor parallelism all-reduces over; null when no sourced "
         "figure exists (time is then not estimated at tp > 1)."
     )
+    scale_up_domain: int | None = Field(
+        None, description="GPUs one scale-up link joins (8 on an HGX board, 72 in an NVL72)."
+    )
+    scale_up_domain_source: str | None = None
+    scale_out_gbps: float | None = Field(
+        None, description="Default per-GPU network link beyond the domain, gigabits per second."
+    )
+    scale_out_source: str | None = None
 
 
 class ErrorItem(BaseModel):

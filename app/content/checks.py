@@ -55,7 +55,9 @@ def check_references(
                     )
 
 
-STATIC_PAGES = frozenset({"/", "/curriculum", "/calculator", "/search", "/signup", "/login"})
+STATIC_PAGES = frozenset(
+    {"/", "/curriculum", "/calculator", "/calculator/accuracy", "/search", "/signup", "/login"}
+)
 
 
 def check_links(

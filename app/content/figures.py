@@ -4,9 +4,10 @@
     {{ gpu id=H200 field=memory_bytes unit=GiB digits=1 }}
     {{ size model=llama-3.1-70b field=tpot_ms gpu=H200 gpus=8 context=32768 concurrency=85 unit=ms }}
 
-Time figures (engine profile) are the fields of the result's ``time`` object, by bare name
-(``tpot_ms``, ``tokens_per_s``, ``ttft_ms``, ``ridge_batch`` …) or dotted into its parts
-(``bound_detail.kv_share``, ``breakdown_ms.kv``, ``slo.max_batch``).
+Time figures (an engine's estimate, vLLM's by default) are the fields of the result's ``time``
+object, by bare name (``tpot_ms``, ``tokens_per_s``, ``ttft_ms``, ``ridge_batch`` …) or dotted into
+its parts (``bound_detail.kv_share``, ``breakdown_ms.kv``, ``slo.max_batch``), and of the
+``workload`` and ``layout`` objects, dotted (``workload.tpot_ms``, ``layout.replicas``).
 
 So the text, the widget and the API can never disagree. Unknown models, fields, units or
 arguments are content errors that `prefill content check` reports.
@@ -65,10 +66,33 @@ TIME_UNITS: dict[str, tuple[float, str]] = {
 }
 FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix", "times", "multiple"})
 REQUEST_INT_ARGS = frozenset(
-    {"gpus", "tp", "context", "concurrency", "prompt_tokens", "output_tokens"}
+    {
+        "gpus",
+        "tp",
+        "context",
+        "concurrency",
+        "prompt_tokens",
+        "output_tokens",
+        "pp",
+        "ep",
+        "spec_tokens",
+        "max_batch",
+        "max_num_tokens",
+    }
 )
-REQUEST_FLOAT_ARGS = frozenset({"gpu_util", "tpot_slo_ms", "gpu_hour_usd"})
-REQUEST_STR_ARGS = frozenset({"gpu", "kv_dtype", "weight_dtype"})
+REQUEST_FLOAT_ARGS = frozenset(
+    {
+        "gpu_util",
+        "tpot_slo_ms",
+        "gpu_hour_usd",
+        "prefix_hit",
+        "spec_acceptance",
+        "request_rate",
+        "scale_out_gbps",
+    }
+)
+REQUEST_STR_ARGS = frozenset({"gpu", "kv_dtype", "weight_dtype", "engine"})
+REQUEST_BOOL_ARGS = frozenset({"max_throughput", "dp_attention"})
 REQUEST_BYTES_ARGS = {"reserve": "reserve_bytes", "kv_budget": "kv_budget_bytes"}
 _SIZE_VALUE = re.compile(r"^(\d+(?:\.\d+)?)(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)?$")
 
@@ -97,6 +121,10 @@ def request_from_args(args: dict[str, str]) -> SizingRequest:
             values[key] = _int_arg(args, key)
         elif key in REQUEST_STR_ARGS:
             values[key] = args[key]
+        elif key in REQUEST_BOOL_ARGS:
+            if args[key] not in ("yes", "no"):
+                raise DirectiveError(f"{key}={args[key]!r} must be yes or no")
+            values[key] = args[key] == "yes"
         elif key in REQUEST_BYTES_ARGS:
             values[REQUEST_BYTES_ARGS[key]] = parse_bytes(args[key], key)
         elif key in REQUEST_FLOAT_ARGS:
@@ -193,7 +221,32 @@ def _time_lookup(record: dict[str, Any], field: str) -> float | int:
     return value
 
 
+def _nested_lookup(record: dict[str, Any], field: str) -> float | int:
+    """A field of the workload or layout object, dotted (``workload.tpot_ms``,
+    ``workload.at_tpot_target.output_tokens_per_s``)."""
+    if field.startswith("workload."):
+        workload = record.get("workload")
+        if workload is None:
+            raise DirectiveError(
+                f"{field} is not estimated here: give prompt_tokens and output_tokens"
+            )
+        if workload.get("reason"):
+            raise DirectiveError(f"{field} is not estimated here: {workload['reason']}")
+    holder: Any = record
+    for part in field.split("."):
+        if not isinstance(holder, dict) or part not in holder:
+            raise DirectiveError(f"the sizing has no field {field!r}")
+        holder = holder[part]
+    if holder is None:
+        raise DirectiveError(f"{field} is not estimated here: not asked")
+    if isinstance(holder, bool) or not isinstance(holder, int | float):
+        raise DirectiveError(f"field {field!r} is not a number")
+    return holder
+
+
 def _lookup(record: dict[str, Any], field: str, what: str) -> float | int | None:
+    if field.split(".")[0] in ("workload", "layout"):
+        return _nested_lookup(record, field)
     if (
         field not in record
         and "time" in record
@@ -242,12 +295,12 @@ def size_value(args: dict[str, str]) -> SizeValue:
         raise DirectiveError(str(error)) from None
     value = round_down(_lookup(record, field, f"the sizing of {args['model']}"), args)
     title = f"Computed by Prefill's sizing core from the {args['model']} config: {field}"
-    estimate = field not in record
-    if estimate:  # a time figure: an estimate, and the profile says whose
+    estimate = field not in record and not field.startswith("layout.")
+    if estimate:  # an estimate: say whose
         profile = record["time"]["profile"]
         title = (
-            f"Estimated by Prefill's sizing core ({profile} profile) from the {args['model']} "
-            f"config: {field}"
+            f"Estimated by Prefill's sizing core ({profile} engine profile) from the "
+            f"{args['model']} config: {field}"
         )
     if "times" in args:  # a per-token figure at a length the config alone does not admit
         times = _int_arg(args, "times")

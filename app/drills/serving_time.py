@@ -1,7 +1,7 @@
 """Serving-time drills on the core's time model: decode step time / tokens/s, and prefill (TTFT).
 
-The answer is the sizing core's estimate (``SizingResult.time``, the ``engine`` efficiency
-profile). The drill states what that estimate assumes — the bandwidth and efficiency shares,
+The answer is the sizing core's estimate (``SizingResult.time``, the default engine's (vLLM)
+efficiency profile). The drill states what that estimate assumes — the bandwidth and efficiency shares,
 the fixed overhead, the all-reduce time under TP — so the napkin version (bytes ÷ effective
 bandwidth, FLOPs ÷ effective compute) lands on it. Dense models only: a mixture of experts
 reads the experts its batch happens to touch, which is not napkin math.
@@ -14,9 +14,9 @@ from random import Random
 
 from app.sizing import GPUS, ModelSpec, get_gpu, legal_tp_degrees
 from app.sizing.answer.result import SizingResult
-from app.sizing.catalogue.gpu_perf import dense_tflops
 from app.sizing.catalogue.perf_profiles import get_profile
 from app.sizing.model.dtypes import MODEL_DTYPE_BYTES
+from app.sizing.time.precision_rates import matmul_rate
 
 from . import common as c
 from .model import Drill, Mistake, band
@@ -232,10 +232,13 @@ def prefill_time(rng: Random, seed: int) -> Drill:
     t = r.time
     g = get_gpu(gpu_id)
     profile = get_profile(t["profile"])
-    peak_tflops = dense_tflops(g, r.weights_precision) or g.dense_bf16_tflops or 0.0
-    peak = peak_tflops * 1e12
+    rate = matmul_rate(g, r.weights_precision)
+    if rate is None:
+        raise c.IllPosed("no sourced matrix rate")
+    peak = rate.tflops * 1e12
+    share = profile.compute * rate.efficiency  # the kernel's share for this precision
     active = spec.params.active
-    linear_s = 2 * active * prompt_tokens / (peak * profile.compute * tp)
+    linear_s = 2 * active * prompt_tokens / (peak * share * tp)
     ttft = _ms(t["ttft_ms"])
     rest_ms = t["ttft_ms"] - linear_s * 1000  # attention, all-reduces, overhead: stated
     if rest_ms < 0 or rest_ms > 0.6 * t["ttft_ms"]:
@@ -247,7 +250,7 @@ def prefill_time(rng: Random, seed: int) -> Drill:
         "tp": tp,
         "gpu": gpu_id,
         "peak_flops_per_gpu": round(peak),
-        "compute_efficiency": profile.compute,
+        "compute_efficiency": round(share, 3),
         "attention_comm_overhead_ms": round(rest_ms, 3),
     }
 
@@ -264,8 +267,8 @@ def prefill_time(rng: Random, seed: int) -> Drill:
         Mistake(
             "efficiency-ignored",
             "the datasheet peak taken as achieved",
-            f"Prefill GEMMs reach about {profile.compute:.0%} of the dense peak here.",
-            with_linear(linear_s * profile.compute),
+            f"Prefill GEMMs reach about {share:.0%} of the dense peak here.",
+            with_linear(linear_s * share),
         ),
     ]
     if tp > 1:
@@ -289,8 +292,8 @@ def prefill_time(rng: Random, seed: int) -> Drill:
     steps = [
         f"Linear FLOPs: 2 FLOPs per parameter per token × {active:,} active parameters × "
         f"{prompt_tokens:,} tokens = {2 * active * prompt_tokens:.4g} FLOPs.",
-        f"Effective rate: {peak:.4g} FLOP/s peak per GPU × {profile.compute} compute efficiency "
-        f"× {tp} GPU{'s' if tp != 1 else ''} = {peak * profile.compute * tp:.4g} FLOP/s → "
+        f"Effective rate: {peak:.4g} FLOP/s peak per GPU × {share:.3g} compute efficiency "
+        f"× {tp} GPU{'s' if tp != 1 else ''} = {peak * share * tp:.4g} FLOP/s → "
         f"{linear_s * 1000:.4g} ms.",
         f"Plus attention, all-reduces and overhead: {rest_ms:.4g} ms. TTFT ≈ {t['ttft_ms']:g} ms "
         "(an empty queue: no waiting behind other prefills).",

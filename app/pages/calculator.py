@@ -57,6 +57,15 @@ FIELD_LABELS = {
     "output_tokens": "Output tokens",
     "tpot_slo_ms": "TPOT target",
     "gpu_hour_usd": "Price per GPU-hour",
+    "max_throughput": "Load",
+    "prefix_hit": "Prefix-cache hits",
+    "spec_tokens": "Draft tokens",
+    "spec_acceptance": "Acceptance",
+    "engine": "Engine",
+    "pp": "Pipeline stages",
+    "ep": "Expert parallel",
+    "dp_attention": "Attention",
+    "scale_out_gbps": "Network link",
 }
 _UID = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 
@@ -73,7 +82,12 @@ def shared_values() -> dict[str, Any]:
         "presets": sorted(list_presets(), key=lambda p: (p.family, p.params_total)),
         "options": {
             "gpus": gpus,
-            "kv_dtypes": [("bf16", "bf16 · 2 B"), ("fp16", "fp16 · 2 B"), ("fp8", "fp8 · 1 B")],
+            "kv_dtypes": [
+                ("bf16", "bf16 · 2 B"),
+                ("fp16", "fp16 · 2 B"),
+                ("fp8", "fp8 · 1 B"),
+                ("fp4", "fp4 (NVFP4, Blackwell) · 9/16 B"),
+            ],
             "weight_dtypes": [
                 ("auto", "as shipped (quantization_config, else bf16)"),
                 ("bf16", "bf16 · 2 B"),
@@ -81,6 +95,7 @@ def shared_values() -> dict[str, Any]:
                 ("fp8", "fp8 · 1 B"),
                 ("int8", "int8 · 1 B"),
                 ("int4", "int4 · ½ B + scales"),
+                ("fp4", "fp4 (NVFP4) · ½ B + scales"),
             ],
         },
         "field_names": FIELD_NAMES,

@@ -32,7 +32,20 @@ MAX_CONFIG_CHARS = 4 * 1024 * 1024
 MAX_VALUE_CHARS = 100
 
 # The time estimate's optional inputs: blank means "not asked", and a blank one stays out of URLs.
-TIME_FIELDS = ("prompt_tokens", "output_tokens", "tpot_slo_ms", "gpu_hour_usd")
+TIME_FIELDS = (
+    "prompt_tokens",
+    "output_tokens",
+    "tpot_slo_ms",
+    "gpu_hour_usd",
+    "max_throughput",
+    "prefix_hit",
+    "spec_tokens",
+    "spec_acceptance",
+)
+# The engine and the layout beyond tp (blank: the engine's and the layout's defaults).
+LAYOUT_FIELDS = ("engine", "pp", "ep", "dp_attention", "scale_out_gbps")
+OPTIONAL_FIELDS = (*TIME_FIELDS, *LAYOUT_FIELDS)
+ENGINES = ("vllm", "sglang", "trtllm", "pytorch")
 
 # Field order is URL order. `source` is "preset" (a model id) or "config" (a pasted config.json).
 FIELDS = (
@@ -48,6 +61,7 @@ FIELDS = (
     "reserve",
     "kv_budget",
     *TIME_FIELDS,
+    *LAYOUT_FIELDS,
 )
 DEFAULTS: dict[str, str] = {
     "model": "llama-3.1-70b",
@@ -61,7 +75,7 @@ DEFAULTS: dict[str, str] = {
     "gpu_util": str(DEFAULT_GPU_UTIL),
     "reserve": "5",
     "kv_budget": "",
-    **dict.fromkeys(TIME_FIELDS, ""),
+    **dict.fromkeys(OPTIONAL_FIELDS, ""),
 }
 # Where the core's error fields land on the form.
 CORE_FIELD_TO_FORM = {
@@ -93,7 +107,7 @@ class CalcForm:
         pairs = [
             (name, values.get(name, ""))
             for name in FIELDS
-            if name not in TIME_FIELDS or values.get(name)
+            if name not in OPTIONAL_FIELDS or values.get(name)
         ]
         if source == "config":
             pairs = [("source", "config"), *[(k, v) for k, v in pairs if k != "model"]]
@@ -113,6 +127,11 @@ class CalcForm:
     def custom_time(self) -> bool:
         """Whether any time input is set (the form then shows them open)."""
         return any(self.values.get(name) for name in TIME_FIELDS)
+
+    @property
+    def custom_layout(self) -> bool:
+        """Whether pipeline, expert or attention parallelism is set (shown open)."""
+        return any(self.values.get(name) for name in LAYOUT_FIELDS if name != "engine")
 
 
 def read_form(params: Mapping[str, Any], *, prefix: str = "", defaults: bool = True) -> CalcForm:
@@ -170,6 +189,20 @@ def _positive(text: str, name: str, example: str) -> float:
     return value
 
 
+def _share(text: str, name: str, example: str) -> float:
+    """A fraction typed as 0.5 or 50%."""
+    cleaned = text.strip()
+    percent = cleaned.endswith("%")
+    try:
+        value = float(cleaned.rstrip("%").strip())
+    except ValueError:
+        raise SizingError(f"enter a share between 0 and 1 ({example})", field=name) from None
+    value = value / 100 if percent else value
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise SizingError(f"enter a share between 0 and 1 ({example})", field=name)
+    return value
+
+
 def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[str, Any]:
     """Parse every numeric field; each failure is recorded in `errors` under its field."""
     out: dict[str, Any] = {"gpu": values["gpu"] or DEFAULTS["gpu"]}
@@ -184,6 +217,12 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
         "output_tokens": lambda v: _count(v, "output_tokens", allow_suffix=True),
         "tpot_slo_ms": lambda v: _positive(v, "tpot_slo_ms", "milliseconds, e.g. 50"),
         "gpu_hour_usd": lambda v: _positive(v, "gpu_hour_usd", "dollars, e.g. 2.5"),
+        "pp": lambda v: _count(v, "pp"),
+        "ep": lambda v: _count(v, "ep"),
+        "spec_tokens": lambda v: _count(v, "spec_tokens"),
+        "spec_acceptance": lambda v: _share(v, "spec_acceptance", "e.g. 0.8"),
+        "prefix_hit": lambda v: _share(v, "prefix_hit", "e.g. 0.5 for half of each prompt"),
+        "scale_out_gbps": lambda v: _positive(v, "scale_out_gbps", "Gb/s, e.g. 400"),
     }
     sources = {"reserve_bytes": "reserve", "kv_budget_bytes": "kv_budget"}
     for key, parse in parsers.items():
@@ -194,6 +233,10 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
             out[key] = parse(text)
         except SizingError as error:
             errors[sources.get(key, key)] = error.message
+    if values.get("engine"):
+        out["engine"] = values["engine"]
+    out["dp_attention"] = values.get("dp_attention") == "on"
+    out["max_throughput"] = values.get("max_throughput") == "on"
     out["kv_dtype"] = values["kv_dtype"] or "bf16"
     out["weight_dtype"] = values["weight_dtype"] or "auto"
     if values["gpu_util"]:

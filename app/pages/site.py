@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.deps import safe_next
 from app.content.schema import LEVEL_LABELS
-from app.pages import calculator, content_pages, drills, question_page
+from app.pages import calculator, calculator_accuracy, content_pages, drills, question_page
 from app.web import errors, health, seo
 from app.web.deps import base_url
 from app.web.templating import SITE_NAME, SITE_TAGLINE
@@ -104,6 +104,7 @@ def install(app: FastAPI) -> None:
         api_docs.router,
         sizing_api.router,
         drills_api.router,
+        calculator_accuracy.router,
         calculator.router,
         drills.router,
     )

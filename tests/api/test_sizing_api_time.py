@@ -33,7 +33,7 @@ def test_flagship_time_fields(sqlite_client: TestClient) -> None:
     data = response.json()
     SizingResponse.model_validate(data)
     t = data["time"]
-    assert t["bound"] == "kv_capacity" and t["profile"] == "engine"
+    assert t["bound"] == "kv_capacity" and t["profile"] == "vllm"
     assert t["prompt_tokens"] == 4096 and t["request_ms"] > t["ttft_ms"]
     assert t["slo"]["max_batch"] == 85 and t["slo"]["limited_by"] == "kv_capacity"
     assert t["cost_per_million_output_tokens_usd"] > 0
@@ -58,6 +58,11 @@ def test_pytorch_profile_is_slower_than_engine(sqlite_client: TestClient) -> Non
         ("tpot_slo_ms", "fast"),
         ("gpu_hour_usd", -2),
         ("perf_profile", "tensorrt"),
+        ("engine", "tgi"),
+        ("prefix_hit", 1),
+        ("spec_acceptance", 1.5),
+        ("pp", 0),
+        ("max_throughput", "yes"),
     ],
 )
 def test_bad_time_inputs_are_422_naming_the_field(
@@ -85,6 +90,55 @@ def test_gpu_catalogue_lists_interconnects_with_sources(sqlite_client: TestClien
     h200 = gpus["H200"]["interconnect"]
     assert h200["bytes_per_s_per_direction"] == 450_000_000_000
     assert "900 GB/s" in h200["source"]
-    assert gpus["MI355X"]["interconnect"] is None
+    assert gpus["H200"]["scale_up_domain"] == 8 and gpus["GB200"]["scale_up_domain"] == 72
+    assert gpus["H200"]["scale_out_gbps"] == 400
     for entry in gpus.values():
         GPUInfo.model_validate(entry)
+
+
+def test_the_workload_object_follows_the_contract(sqlite_client: TestClient) -> None:
+    body = {
+        "model": "llama-3.1-70b",
+        "gpu": "H200",
+        "gpus": 16,
+        "context": 8192,
+        "concurrency": 64,
+        "prompt_tokens": 2048,
+        "output_tokens": 256,
+        "gpu_hour_usd": 3.5,
+    }
+    data = post(sqlite_client, body).json()
+    SizingResponse.model_validate(data)
+    w = data["workload"]
+    assert w["layout"]["tp"] == 8 and w["layout"]["replicas"] == 2
+    assert w["layout"]["crosses_scale_up_domain"] is False
+    assert w["concurrency"] == 64 and w["concurrency_per_replica"] == 32
+    for key in ("tpot_ms", "ttft_ms", "request_latency_ms", "output_tokens_per_s"):
+        assert w[key] > 0, key
+    assert w["output_tokens_per_s_per_gpu"] == round(w["output_tokens_per_s"] / 16, 1)
+    assert 0 < w["prefill_share"] < 1 and w["bound"]
+    assert w["cost_per_million_output_tokens_usd"] > 0
+    forced = post(sqlite_client, {**body, "tp": 16}).json()["workload"]
+    assert forced["layout"]["crosses_scale_up_domain"] is True
+    assert forced["tpot_ms"] > w["tpot_ms"] and forced["ttft_ms"] > w["ttft_ms"]
+
+
+def test_max_throughput_says_which_cap_bound(sqlite_client: TestClient) -> None:
+    body = {
+        "model": "llama-3.1-8b",
+        "gpu": "H100-SXM",
+        "context": 4096,
+        "prompt_tokens": 1000,
+        "output_tokens": 1000,
+        "max_throughput": True,
+    }
+    vllm = post(sqlite_client, body).json()["workload"]
+    assert vllm["limited_by"] in ("memory", "--max-num-seqs")
+    assert vllm["concurrency"] == vllm["running_per_replica"]
+    small = post(sqlite_client, {**body, "max_batch": 8}).json()["workload"]
+    assert small["limited_by"] == "--max-num-seqs" and small["concurrency"] == 8
+
+
+def test_no_workload_without_both_lengths(sqlite_client: TestClient) -> None:
+    data = post(sqlite_client, {**FLAGSHIP, "prompt_tokens": 100}).json()
+    assert data["workload"] is None and data["layout"]["tp"] == 8

@@ -50,12 +50,36 @@ def test_time_inputs_reach_the_core():
     assert ttft == f"{core(prompt_tokens=2048)['ttft_ms']:,.0f} ms"
 
 
+def test_workload_and_layout_fields_are_live_figures():
+    base = "model=llama-3.1-70b gpu=H200 gpus=8 tp=8 context=32768 concurrency=64"
+    workload = f"{base} prompt_tokens=2048 output_tokens=256"
+    w = size(
+        load_preset("llama-3.1-70b"),
+        SizingRequest(
+            gpu="H200",
+            gpus=8,
+            tp=8,
+            context=32768,
+            concurrency=64,
+            prompt_tokens=2048,
+            output_tokens=256,
+        ),
+    ).workload
+    text, title = figure(f"{workload} field=workload.tpot_ms unit=ms digits=1")
+    assert text == f"{w['tpot_ms']:,.1f} ms" and "vllm engine profile" in title
+    assert figure(f"{FLAGSHIP} field=layout.replicas")[0] == "1"
+    sg = figure(f"{workload} engine=sglang field=workload.output_tokens_per_s unit=count")[0]
+    assert sg.replace(",", "").isdigit()
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
         (f"{FLAGSHIP} field=bound_detail.nothing", "no field"),
         (f"{FLAGSHIP} field=slo.max_batch", "not asked"),
-        ("model=llama-3.1-8b gpu=MI355X context=4096 field=tpot_ms", "MI355X"),
+        (f"{FLAGSHIP} field=workload.tpot_ms", "give prompt_tokens and output_tokens"),
+        (f"{FLAGSHIP} prompt_tokens=40000 output_tokens=10 field=workload.tpot_ms", "longer"),
+        (f"{FLAGSHIP} dp_attention=maybe field=tpot_ms", "yes or no"),
         (f"{FLAGSHIP} field=bound", "not a number"),
         (f"{FLAGSHIP} tpot_slo_ms=soon field=tpot_ms", "not a number"),
     ],

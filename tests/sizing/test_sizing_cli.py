@@ -184,7 +184,7 @@ def test_time_inputs_and_the_time_section():
         *("--gpu-hour-usd", "3.5", "--remedies"),
     )
     assert code == 0 and not err
-    assert "Time per replica (estimate, engine profile)" in out
+    assert "Time per replica, worst step (estimate, vllm engine)" in out
     assert "kv_capacity (step: kv_bandwidth" in out
     assert "TTFT, 4,096-token prompt" in out and "request, 200 output tokens" in out
     assert "cost per million output tokens $" in out
@@ -200,9 +200,43 @@ def test_time_in_json_and_profile_choice():
     assert time["profile"] == "pytorch" and time["tpot_ms"] > 0
 
 
+def test_the_workload_section_and_its_flags():
+    code, out, err = _run(
+        "llama-3.1-70b",
+        *("--gpu", "H200", "--gpus", "16", "--context", "8192", "--concurrency", "64"),
+        *("--prompt-tokens", "2048", "--output-tokens", "256", "--engine", "sglang"),
+        *("--gpu-hour-usd", "3.5", "--tpot-slo-ms", "40"),
+    )
+    assert code == 0 and not err
+    assert "Workload: 2,048 in / 256 out (SGLang, estimate)" in out
+    assert "tp=8 · 2 replicas of 8 GPUs" in out
+    assert "64 streams (32 per replica)" in out
+    assert "at TPOT ≤ 40 ms" in out and "--chunked-prefill-size 8,192" in out
+
+
+def test_max_throughput_and_a_forced_cross_domain_group_in_json():
+    code, out, _ = _run(
+        "llama-3.1-70b",
+        *("--gpu", "H200", "--gpus", "16", "--tp", "16", "--context", "8192"),
+        *("--prompt-tokens", "2048", "--output-tokens", "256", "--max-throughput", "--json"),
+    )
+    assert code == 0
+    w = json.loads(out)["workload"]
+    assert w["layout"]["crosses_scale_up_domain"] is True
+    assert w["limited_by"] in ("memory", "--max-num-seqs")
+    assert w["concurrency"] == w["concurrency_per_replica"] > 1
+
+
+def test_perf_profile_stays_an_alias_of_engine():
+    code, out, _ = _run("llama-3.1-8b", "--context", "2048", "--perf-profile", "engine", "--json")
+    assert code == 0 and json.loads(out)["time"]["profile"] == "vllm"
+    code, _, err = _run("llama-3.1-8b", "--perf-profile", "pytorch", "--engine", "sglang")
+    assert code == 2 and "--engine" in err
+
+
 def test_bad_time_input_names_the_field():
     code, _, err = _run("llama-3.1-8b", "--gpu-hour-usd", "0")
-    assert code == 2 and "gpu_hour_usd" in err
+    assert code == 2 and "--gpu-hour-usd" in err
 
 
 def test_a_context_beyond_the_models_limit_exits_non_zero_naming_it():

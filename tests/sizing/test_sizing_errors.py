@@ -34,7 +34,7 @@ from app.sizing import (
         ({"context": 10**12}, "context"),
         ({"concurrency": -5}, "concurrency"),
         ({"kv_dtype": "int3"}, "kv_dtype"),
-        ({"weight_dtype": "fp4"}, "weight_dtype"),
+        ({"weight_dtype": "fp2"}, "weight_dtype"),
         ({"gpu_util": 0}, "gpu_util"),
         ({"gpu_util": 1.5}, "gpu_util"),
         ({"gpu_util": float("nan")}, "gpu_util"),

@@ -184,6 +184,8 @@ def test_every_number_is_an_int():
             "max_context_limited_by",
             "context_limit_source",
             "time",  # estimates in ms and tokens/s, not byte counts
+            "layout",  # tp, pp, ep, replicas and where the groups sit
+            "workload",  # the workload estimate (present with prompt and output tokens)
             "weights_precision",
             "weights_precision_source",
         ):

@@ -15,7 +15,18 @@ ROOT = Path(app.sizing.__file__).parent
 
 # Bottom to top: a module imports only from its own room or a room listed before it. The
 # package root's own modules (errors, units) are below every room; its __init__ is the façade.
-ROOMS = ["", "config", "model", "catalogue", "deployment", "memory", "time", "answer", "terminal"]
+ROOMS = [
+    "",
+    "config",
+    "model",
+    "catalogue",
+    "deployment",
+    "memory",
+    "time",
+    "answer",
+    "accuracy",
+    "terminal",
+]
 BASE = {"app.sizing.errors", "app.sizing.units"}
 MAX_LINES = 350
 

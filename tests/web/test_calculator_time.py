@@ -51,8 +51,16 @@ def test_remedies_show_tpot_and_tokens_per_second(sqlite_client: TestClient) -> 
     start = html.index("Store the KV cache in fp8")
     fp8 = html[start : html.index("</li>", start)]
     assert "sequences (85 → 171)" in fp8
-    assert re.search(r"tokens/s 2,\d{3} → 3,\d{3}", fp8)
-    assert re.search(r"TPOT 39\.\d → 24\.\d ms", fp8)
+    core = load_preset("llama-3.1-70b")
+    before = size(core, SizingRequest(gpu="H200", gpus=8, tp=8, context=32768, concurrency=85))
+    after = size(
+        core,
+        SizingRequest(gpu="H200", gpus=8, tp=8, context=32768, concurrency=85, kv_dtype="fp8"),
+    )
+    t0, t1 = before.time, after.time
+    assert f"tokens/s {t0['tokens_per_s_total']:,.0f} → {t1['tokens_per_s_total']:,.0f}" in fp8
+    assert f"TPOT {t0['tpot_ms']:,.1f} → {t1['tpot_ms']:,.1f} ms" in fp8
+    assert t1["tpot_ms"] < t0["tpot_ms"]
 
 
 def test_time_inputs_fill_slo_and_cost(sqlite_client: TestClient) -> None:
@@ -78,11 +86,36 @@ def test_bad_time_input_is_an_inline_422(sqlite_client: TestClient) -> None:
     assert fragment.status_code == 422 and "above 0" in unescape(fragment.text)
 
 
-def test_unsourced_gpu_says_why_there_is_no_time(sqlite_client: TestClient) -> None:
-    params = {**FLAGSHIP, "gpu": "MI355X", "model": "llama-3.1-8b", "gpus": "1", "tp": ""}
-    time = panel(sqlite_client.get("/calculator", params=params).text)
-    assert "Time is not estimated" in time and "MI355X" in time
-    assert "step-kv" not in time
+def test_sixteen_gpus_with_tp_blank_are_two_tp8_replicas(sqlite_client: TestClient) -> None:
+    params = {**FLAGSHIP, "gpus": "16", "tp": "", "context": "8192", "concurrency": "64"}
+    time = panel(unescape(sqlite_client.get("/calculator", params=params).text))
+    assert "TP 8: 2 replicas of 8 GPUs" in time
+    assert "spans more than one scale-up domain" not in time
+
+
+def test_a_forced_tp16_is_flagged_and_slower(sqlite_client: TestClient) -> None:
+    base = {**FLAGSHIP, "gpus": "16", "context": "8192", "concurrency": "64"}
+    workload = {"prompt_tokens": "2048", "output_tokens": "256"}
+    split = panel(unescape(sqlite_client.get("/calculator", params={**base, **workload}).text))
+    forced = {**base, **workload, "tp": "16"}
+    crossed = panel(unescape(sqlite_client.get("/calculator", params=forced).text))
+    assert "spans more than one scale-up domain of 8 GPUs" in crossed
+    assert "spans more than one" not in split
+    spec = load_preset("llama-3.1-70b")
+    kw = dict(gpu="H200", gpus=16, context=8192, concurrency=64, prompt_tokens=2048)
+    two = size(spec, SizingRequest(**kw, output_tokens=256)).workload
+    one = size(spec, SizingRequest(**kw, output_tokens=256, tp=16)).workload
+    assert one["ttft_ms"] > two["ttft_ms"] and one["tpot_ms"] > two["tpot_ms"]
+    assert f"{one['tpot_ms']:,.1f} ms" in crossed
+
+
+def test_the_workload_panel_says_which_inputs_it_uses(sqlite_client: TestClient) -> None:
+    params = {**FLAGSHIP, "prompt_tokens": "4096", "output_tokens": "512", "gpu_hour_usd": "3"}
+    time = panel(unescape(sqlite_client.get("/calculator", params=params).text))
+    assert "4,096 prompt + 512 output tokens per request on vLLM" in time
+    assert "decode timed at the mean context" in time
+    assert "The worst step: every sequence at the full context" in time
+    assert "at the worst step, decode only" in time and "at this load" in time
 
 
 def test_compare_shows_both_setups_time(sqlite_client: TestClient) -> None:
@@ -110,3 +143,32 @@ def test_verdict_says_one_sequence_in_the_singular(sqlite_client: TestClient) ->
     time = unescape(panel(sqlite_client.get("/calculator", params=params).text))
     assert "At 1 sequence " in time
     assert "At 1 sequences" not in time
+
+
+def test_engine_and_layout_fields_are_part_of_the_url(sqlite_client: TestClient) -> None:
+    params = {
+        **FLAGSHIP,
+        "model": "deepseek-v3",
+        "context": "8192",
+        "concurrency": "64",
+        "engine": "sglang",
+        "dp_attention": "on",
+        "prompt_tokens": "2048",
+        "output_tokens": "512",
+        "max_throughput": "on",
+        "prefix_hit": "50%",
+    }
+    response = sqlite_client.get("/calculator", params=params)
+    assert response.status_code == 200, response.text
+    html = unescape(response.text)
+    for pair in ("engine=sglang", "dp_attention=on", "max_throughput=on", "prefix_hit=50%25"):
+        assert pair in html.replace("&amp;", "&") or pair.replace("%25", "%") in html
+    time = panel(html)
+    assert "TP 8 · EP 8 · attention data-parallel" in time
+    assert "on SGLang" in time and "as many as fit" in time
+
+
+def test_a_bad_layout_field_is_an_inline_422(sqlite_client: TestClient) -> None:
+    response = sqlite_client.get("/calculator", params={**FLAGSHIP, "ep": "3"})
+    assert response.status_code == 422
+    assert "ep (3)" in unescape(response.text) or "expert parallelism" in unescape(response.text)

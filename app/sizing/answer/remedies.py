@@ -84,10 +84,12 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
         options.append(
             (
                 "shorter_context",
-                f"Cap the context at {shorter:,} tokens",
+                f"Shorten sessions to {shorter:,} tokens",
                 0,
-                "Serve only the context the product needs (vLLM --max-model-len); every full-"
-                "attention layer's cache shrinks in proportion.",
+                "A product change: cap conversations (summarise or trim history) so no sequence "
+                "grows past this; every full-attention layer's cache shrinks in proportion. vLLM "
+                "allocates KV blocks as tokens arrive, so lowering --max-model-len alone frees "
+                "nothing: it only refuses the longer requests once sessions are shorter.",
                 replace(req, context=shorter),
             )
         )
@@ -102,7 +104,7 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
             None,
         )
     )
-    if req.kv_dtype != "fp8":
+    if req.kv_dtype not in ("fp8", "fp4"):
         options.append(
             (
                 "fp8_kv",
@@ -156,7 +158,7 @@ def remedies(spec: ModelSpec, req: SizingRequest) -> list[Remedy]:
                 f"Move to {bigger}",
                 4,
                 "More memory per GPU at the same count and tp.",
-                replace(req, gpu=bigger),
+                replace(req, gpu=bigger, tp=tp),
             )
         )
     if not spec.is_mla:  # an MLA model already caches one latent per token

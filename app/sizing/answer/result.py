@@ -49,6 +49,8 @@ class SizingResult:
     formula: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     time: dict[str, Any] = field(default_factory=dict)  # timing.estimate: step time, TPOT, bound
+    layout: dict[str, Any] = field(default_factory=dict)  # tp, pp, ep, replicas, domain crossing
+    workload: dict[str, Any] | None = None  # serving.py: given prompt and output tokens
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (ints, bools, strings, None; ratios and util are the only floats)."""

@@ -5,24 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalogue.gpus import GPU
-from ..deployment.request import SizingRequest
+from ..deployment.layout import Layout
+from ..deployment.request import SizingRequest, engine_name
+from ..errors import SizingError
 from ..memory.breakdown import layer_groups
-from ..memory.capacity import Replica, legal_tp_degrees, min_gpus, resolve, weights_reason
+from ..memory.capacity import Replica, legal_tp_degrees, min_gpus, weights_reason
 from ..memory.kv import CacheProfile, profile
+from ..memory.placement import resolve_layout
 from ..model.dtypes import kv_dtype_bytes
 from ..model.spec import ModelSpec
-from ..time.timing import estimate
+from ..time.estimates import time_object, workload_object
 from ..units import fmt_bytes
 from .result import SizingResult
 
 
 def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
     req = req or SizingRequest()
-    gpu, tp, context = resolve(spec, req)
+    gpu, layout, context = resolve_layout(spec, req)
+    check_kv_dtype(req, gpu)
+    tp = layout.tp
     kv_bytes = kv_dtype_bytes(req.kv_dtype)
     whole = profile(spec, kv_bytes, 1)
-    rep = Replica(spec, req, gpu, tp)
-    replicas = req.gpus // tp
+    rep = Replica(spec, req, gpu, tp, layout)
+    replicas = layout.replicas
     per_replica = rep.sequences(context)
     max_concurrency = per_replica * replicas
     budget = rep.budget if rep.fits_weights else 0
@@ -37,7 +42,7 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
     )
     groups = layer_groups(spec, kv_bytes, tp)
     smallest = min_gpus(spec, req, gpu, context)
-    notes = _notes(spec, req, gpu, tp, context, whole, rep)
+    notes = _notes(spec, req, gpu, layout, context, whole, rep)
     if smallest is None:
         notes.append(
             f"min_gpus is null: no legal tp of one replica holds {req.concurrency:,} sequences "
@@ -101,12 +106,34 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
             "gpu_util": req.gpu_util,
             "reserve_bytes": req.reserve,
             "kv_budget_bytes": req.kv_budget_bytes,
+            "pp": layout.pp,
+            "engine": engine_name(req),
         },
         layers=[{k: v for k, v in g.items() if k != "formula"} for g in groups],
         formula=_formula(groups, whole.per_token, context, whole, kv_bytes),
         notes=notes,
-        time=estimate(spec, req, gpu, tp, context, rep, per_replica, replicas),
+        time=time_object(spec, req, gpu, layout, rep, context, per_replica),
+        layout=layout.to_dict(),
+        workload=workload_object(spec, req, gpu, layout, rep, context),
     )
+
+
+def check_kv_dtype(req: SizingRequest, gpu: GPU) -> None:
+    """An FP4 KV cache runs only where the GPU has FP4 support (vLLM's nvfp4 cache needs
+    Blackwell), on the engines that have one (vLLM ``nvfp4``, SGLang ``fp4_e2m1``,
+    TensorRT-LLM NVFP4 KV)."""
+    if req.kv_dtype != "fp4":
+        return
+    if gpu.dense_fp4_tflops is None or gpu.vendor != "NVIDIA":
+        raise SizingError(
+            f"an FP4 KV cache needs a Blackwell GPU (the {gpu.id} has no NVFP4 support); use fp8",
+            field="kv_dtype",
+        )
+    if engine_name(req) == "pytorch":
+        raise SizingError(
+            "plain PyTorch has no FP4 KV cache; vLLM, SGLang and TensorRT-LLM do",
+            field="kv_dtype",
+        )
 
 
 def _cap_context(pool: int | None, limit: int | None) -> tuple[int | None, str | None]:
@@ -186,7 +213,7 @@ def _formula(
         if g["constant_bytes_per_layer"]:
             seq_terms.append(f"{g['count']} × {g['constant_bytes_per_layer']:,}")
     return {
-        "kv_dtype_bytes": kv_bytes,
+        "kv_dtype_bytes": kv_bytes if isinstance(kv_bytes, int) else float(kv_bytes),
         "groups": [
             {"kind": g["kind"], "layers": g["layers"], "count": g["count"], **g["formula"]}
             for g in groups
@@ -206,11 +233,12 @@ def _notes(
     spec: ModelSpec,
     req: SizingRequest,
     gpu: GPU,
-    tp: int,
+    layout: Layout,
     context: int,
     whole: CacheProfile,
     rep: Replica,
 ) -> list[str]:
+    tp = layout.tp
     notes = list(spec.notes)
     notes.append(_weights_note(spec, req, rep))
     if whole.windowed:
@@ -266,11 +294,7 @@ def _notes(
         )
     if spec.is_mla and tp > 1:
         notes.append("The MLA latent is replicated on every TP rank: per-GPU KV does not shrink.")
-    idle = req.gpus % tp
-    if idle:
-        notes.append(
-            f"{idle} of {req.gpus} GPUs are idle: {req.gpus} is not a multiple of tp={tp}."
-        )
+    notes += _layout_notes(req, layout)
     if gpu.memory_is_estimate:
         notes.append(f"{gpu.id} memory is an estimate: {gpu.memory_source}.")
     if req.kv_budget_bytes is None:
@@ -278,5 +302,38 @@ def _notes(
             f"Reserve: {fmt_bytes(req.reserve)} per GPU for activations, CUDA graphs and runtime "
             f"(override with reserve_bytes); gpu_util {req.gpu_util} is vLLM's "
             "gpu_memory_utilization (0.92 in current releases, 0.9 in older ones)."
+        )
+    return notes
+
+
+def _layout_notes(req: SizingRequest, layout: Layout) -> list[str]:
+    notes = []
+    per = layout.gpus_per_replica
+    idle = req.gpus % per
+    if idle:
+        shape = f"tp={layout.tp}" if layout.pp == 1 else f"tp × pp = {per}"
+        notes.append(
+            f"{idle} of {req.gpus} GPUs are idle: {req.gpus} is not a multiple of {shape}."
+        )
+    if req.tp is None and layout.replicas > 1 and req.gpus > layout.domain:
+        notes.append(
+            f"tp={layout.tp}: {layout.tp_source}; the other GPUs serve as {layout.replicas} "
+            "replicas (set tp to place one group across domains)."
+        )
+    if layout.crosses_scale_up_domain:
+        notes.append(
+            f"tp={layout.tp} spans more than one scale-up domain of {layout.domain} GPUs: its "
+            "all-reduces run over the network link, far slower than the scale-up link."
+        )
+    if layout.pp > 1:
+        notes.append(
+            f"pp={layout.pp} ({layout.pp_source}): each GPU holds its stage's share of the layers "
+            "(the largest stage's, ceil(layers / pp)) of weights and KV."
+        )
+    if layout.dp_attention:
+        notes.append(
+            f"Attention is data-parallel over the {layout.tp} GPUs of a group: each rank keeps "
+            "every KV head of its own sequences and a full copy of the attention weights; "
+            f"experts are sharded over ep={layout.ep}."
         )
     return notes

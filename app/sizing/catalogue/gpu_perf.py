@@ -47,12 +47,22 @@ INTERCONNECTS: dict[str, Interconnect] = {
     ),
     "B200": _NVLINK5,
     "B300": _NVLINK5,
+    "GB200": Interconnect(
+        "NVLink 5 (NVL72 switch trays)",
+        900_000_000_000,
+        "NVIDIA GB200 NVL72 datasheet: 1.8 TB/s NVLink per GPU, bidirectional",
+    ),
     "A100-40GB": _NVLINK3,
     "A100-80GB": _NVLINK3,
     "L40S": Interconnect(
         "PCIe Gen4 x16 (no NVLink)",
         32_000_000_000,
         "NVIDIA L40S datasheet: PCIe Gen4 x16, 64 GB/s bidirectional; no NVLink",
+    ),
+    "RTX-PRO-6000": Interconnect(
+        "PCIe Gen5 x16 (no NVLink)",
+        64_000_000_000,
+        "NVIDIA RTX PRO 6000 Blackwell: PCIe Gen5 x16, 128 GB/s bidirectional; no NVLink",
     ),
     "MI300X": Interconnect(
         "Infinity Fabric",
@@ -64,6 +74,11 @@ INTERCONNECTS: dict[str, Interconnect] = {
         448_000_000_000,
         "AMD Instinct MI325X datasheet: 896 GB/s peak Infinity Fabric per GPU, bidirectional",
     ),
+    "MI355X": Interconnect(
+        "Infinity Fabric",
+        537_600_000_000,
+        "AMD Instinct MI355X datasheet: 7 links × 153.6 GB/s = 1,075 GB/s per GPU, bidirectional",
+    ),
 }
 
 
@@ -72,8 +87,8 @@ def interconnect(gpu: GPU) -> Interconnect | None:
 
 
 def dense_tflops(gpu: GPU, weight_dtype: str) -> float | None:
-    """The matrix rate the linear layers run at: fp8 weights use fp8 tensor cores (W8A8, as
-    vLLM's fp8 checkpoints do); int4/int8 weight-only kernels dequantise to bf16."""
+    """The datasheet matrix rate for a weight precision (see ``time/precision_rates.py`` for how
+    kernels use it: fp8 W8A8 on fp8 tensor cores, weight-only int4/int8 dequantised to bf16)."""
     if weight_dtype == "fp8":
         return gpu.dense_fp8_tflops
     return gpu.dense_bf16_tflops

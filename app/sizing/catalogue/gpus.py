@@ -43,6 +43,7 @@ class GPU:
     nvidia_smi_source: str
     memory_is_estimate: bool = False  # memory_bytes derived, not read off a report
     spec_source: str = "vendor product pages (CONTENT-BRIEF.md sources S10, S29, S30)"
+    dense_fp4_tflops: float | None = None  # Blackwell FP4 tensor cores (NVFP4/MXFP4), dense
 
     @property
     def cuda_total_bytes(self) -> int:
@@ -84,11 +85,15 @@ _CATALOGUE = (
         _gib("93.00"),
         "94 GB HBM3",
         3_900_000_000_000,
-        None,
-        None,
+        835.5,
+        1670.5,
         f"93.00 GiB: {OOM} on an H100 NVL 94GB (ali-vilab/VACE#56)",
         95_830 * MIB,
         f"95,830 MiB: {NVIDIA_SMI}",
+        spec_source=(
+            "NVIDIA H100 NVL datasheet: 3.9 TB/s; BF16 1,671 and FP8 3,341 TFLOPS are quoted "
+            "with sparsity, so dense is half (835.5 and 1,670.5)"
+        ),
     ),
     GPU(
         "H200",
@@ -119,6 +124,11 @@ _CATALOGUE = (
         "print 178.36 GiB",
         _B200_SMI_MIB * MIB,
         f"183,359 MiB: {NVIDIA_SMI}",
+        spec_source=(
+            "NVIDIA HGX B200 datasheet, per GPU: 8 TB/s HBM3e; dense BF16 2.25, FP8 4.5 and FP4 "
+            "9 PFLOPS (the datasheet's sparse figures halved)"
+        ),
+        dense_fp4_tflops=9000.0,
     ),
     GPU(
         "B300",
@@ -127,13 +137,40 @@ _CATALOGUE = (
         (275_040 - (_B200_SMI_MIB - _B200_CUDA // MIB)) * MIB,
         "288 GB HBM3e",
         8_000_000_000_000,
-        None,
-        None,
+        2250.0,
+        4500.0,
         "estimate: nvidia-smi's 275,040 MiB less the 729 MiB the B200 loses between nvidia-smi "
         "and the CUDA total; no out-of-memory message or engine log for this part was found",
         275_040 * MIB,
         f"275,040 MiB: {NVIDIA_SMI}",
         memory_is_estimate=True,
+        spec_source=(
+            "NVIDIA HGX B300 datasheet (eight GPUs: FP4 108 PFLOPS dense, FP8 72 and BF16 36 "
+            "PFLOPS with sparsity), per GPU: FP4 13.5, FP8 4.5, BF16 2.25 PFLOPS dense; 8 TB/s "
+            "HBM3e"
+        ),
+        dense_fp4_tflops=13500.0,
+    ),
+    GPU(
+        "GB200",
+        "NVIDIA GB200 (NVL72)",
+        "NVIDIA",
+        (189_471 - (_B200_SMI_MIB - _B200_CUDA // MIB)) * MIB,
+        "186 GB HBM3e",
+        8_000_000_000_000,
+        2500.0,
+        5000.0,
+        "estimate: nvidia-smi's 189,471 MiB less the 729 MiB the B200 loses between nvidia-smi "
+        "and the CUDA total; no out-of-memory message or engine log for this part was found",
+        189_471 * MIB,
+        f"189,471 MiB: {NVIDIA_SMI} ('NVIDIA GB200, 189471 MiB')",
+        memory_is_estimate=True,
+        spec_source=(
+            "NVIDIA GB200 NVL72 datasheet (72 GPUs: 13.4 TB HBM3e at 576 TB/s; FP4 1,440, FP8 "
+            "720 and BF16 360 PFLOPS with sparsity), per GPU: 8 TB/s, dense FP4 10, FP8 5 and "
+            "BF16 2.5 PFLOPS"
+        ),
+        dense_fp4_tflops=10000.0,
     ),
     GPU(
         "A100-40GB",
@@ -180,6 +217,28 @@ _CATALOGUE = (
         memory_is_estimate=True,
     ),
     GPU(
+        "RTX-PRO-6000",
+        "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+        "NVIDIA",
+        _gib("94.97"),
+        "96 GB GDDR7",
+        1_792_000_000_000,
+        500.0,
+        1000.0,
+        f"estimate: 94.97 GiB, {OOM} on a 96 GB card, about 0.6 GiB under this part's 97,887 MiB "
+        "in nvidia-smi as on other parts; not tied to this model by the message itself",
+        97_887 * MIB,
+        "97,887 MiB: nvidia-smi output 'NVIDIA RTX PRO 6000 Blackwell Server Edition, 97887 MiB' "
+        "posted in public repositories",
+        memory_is_estimate=True,
+        spec_source=(
+            "NVIDIA RTX PRO 6000 Blackwell launch figures: 96 GB GDDR7 on a 512-bit bus at 1,792 "
+            "GB/s, 4,000 AI TOPS (FP4 with sparsity), so dense FP4 2,000, FP8 1,000 and BF16 500 "
+            "TFLOPS (each precision halves the rate); PCIe Gen5, no NVLink"
+        ),
+        dense_fp4_tflops=2000.0,
+    ),
+    GPU(
         "MI300X",
         "AMD Instinct MI300X",
         "AMD",
@@ -216,13 +275,18 @@ _CATALOGUE = (
         288 * 1024 * MIB - 320 * MIB,
         "288 GB HBM3e",
         8_000_000_000_000,
-        None,
-        None,
+        2516.6,
+        5033.2,
         "estimate: 288 GiB less the 320 MiB the MI300X driver reports below its nominal 192 GiB; "
         "no rocm-smi output, out-of-memory message or engine log for this part was found",
         288 * 1024 * MIB - 320 * MIB,
         "estimate: as memory_bytes (no rocm-smi output found)",
         memory_is_estimate=True,
+        spec_source=(
+            "AMD Instinct MI355X datasheet: 8 TB/s HBM3E; dense FP16/BF16 2.5, FP8 5.0 and "
+            "MXFP4 10.1 PFLOPS"
+        ),
+        dense_fp4_tflops=10066.3,
     ),
 )
 

@@ -1,18 +1,26 @@
-"""Named efficiency profiles: how much of a GPU's datasheet a decode or prefill step reaches.
+"""Engine efficiency profiles: how much of a GPU's datasheet each serving engine's kernels reach.
 
-A roofline estimate is only as honest as the efficiencies it assumes, so they are stated here, by
-name, with where each came from, and every time figure says which profile produced it.
+A roofline estimate is only as honest as the efficiencies it assumes, so they are stated here, per
+engine, with where each came from, and every time figure says which profile produced it. The
+same constants apply to every model and every GPU; nothing is fitted to one published point.
 
-- ``engine`` (the default): a serving engine's fused kernels. Bandwidth shares are the H200's
-  measured read ceiling (4.09 of 4.8 TB/s, measurements of 2026-11-30), which engines' fused GEMV
-  and paged-attention kernels approach; the compute share is the measured bf16 GEMM rate's (773
-  of 989 TFLOP/s) less the ~10% attention and small ops cost in prefill; the fixed step overhead
-  (scheduler, sampling, launch gaps that CUDA graphs do not remove) is set so that the two
-  published vLLM results in ``tests/sizing/data/engine_published.json`` come out within their
-  tolerance (their set-ups are recorded there).
-- ``pytorch``: fitted to a decode and prefill grid measured on one H200 in plain PyTorch with CUDA
-  graphs (Llama-3.1-8B's decoder and one TP8 rank of Llama-3.1-70B; tests/sizing/data/
-  h200_pytorch.json). It reproduces those rows within ±25%; it is a floor for an engine.
+- Shares of HBM bandwidth: the H200's measured read ceiling is 4.09 of 4.8 TB/s (85%,
+  measurements of 2026-11-30); engines' fused GEMV and paged-attention kernels approach it.
+- Share of the dense matrix rate for a long-K product: 0.64, what the measured H200 prefill
+  (534–549 TFLOP/s in plain PyTorch) implies for its products once attention, activation traffic
+  and kernel costs are counted (the ``pytorch`` fit below); engines run the same cuBLAS/CUTLASS
+  products. Shorter reductions reach less (``time/gemm_shapes.py``, from DeepGEMM's published
+  figures); fp8 and fp4 products 0.85 of bf16's share (``time/precision_rates.py``).
+- Fixed costs the roofline cannot see: a per-layer cost (norms, RoPE, activation quantisation,
+  small kernels) and a per-step cost (scheduling, sampling, detokenising, launch gaps CUDA graphs
+  leave). SGLang and TensorRT-LLM overlap the CPU scheduler with the GPU (SGLang's
+  ``disable_overlap_schedule`` is False by default; TRT-LLM's executor runs the scheduler in C++),
+  so their per-step cost is lower than vLLM's.
+- MoE: routing, sorting tokens by expert and the grouped GEMM's launch cost a fixed time per MoE
+  layer (~45 µs in plain PyTorch: the H200 grouped-MoE rows fit 45 µs + bytes ÷ 2.97 TB/s at every
+  batch from 1 to 256); engines' fused MoE kernels do the routing and sorting in one or two kernels.
+- ``pytorch``: fitted to the H200 measured in plain PyTorch with CUDA graphs (Llama-3.1-8B's
+  decoder and one TP8 rank of Llama-3.1-70B; tests/sizing/data/h200_pytorch.json); a floor.
 """
 
 from __future__ import annotations
@@ -28,60 +36,95 @@ class PerfProfile:
     name: str
     weight_bandwidth: float  # share of datasheet HBM bandwidth when streaming weights
     kv_bandwidth: float  # share when reading the KV cache (paged, many sequences)
-    compute: float  # share of the datasheet dense rate for matrix products and attention
-    interconnect: float  # share of the per-direction link bandwidth an all-reduce reaches
-    allreduce_latency_us: float  # fixed cost of one small all-reduce (NCCL launch + sync)
-    overhead_per_layer_us: float  # small ops per layer a step cannot overlap (norms, RoPE, ...)
+    compute: float  # share of the datasheet dense rate for matrix products
+    attention_compute: float  # share of the bf16 rate for attention's own products
+    interconnect: float  # share of the per-direction link bandwidth a collective reaches
+    allreduce_latency_us: float  # fixed cost of one small collective (launch + sync)
+    kernel_us: float  # fixed cost of one kernel in a step (launch gap, tail, sync)
     overhead_per_step_us: float  # per step: scheduling, sampling, what CUDA graphs leave
+    overhead_per_sequence_us: float  # CPU work per running sequence per step not overlapped
     source: str
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-ENGINE = PerfProfile(
-    name="engine",
+_SHARES = (
+    "bandwidth and compute shares from the H200 ceilings measured on 2026-11-30 (HBM read 4.09 "
+    "of 4.8 TB/s; bf16 GEMM 773 of 989 TFLOP/s, fp8 1,317 of 1,979)"
+)
+
+VLLM = PerfProfile(
+    name="vllm",
     weight_bandwidth=0.85,
     kv_bandwidth=0.80,
-    compute=0.70,
+    compute=0.64,
+    attention_compute=0.50,
     interconnect=0.80,
     allreduce_latency_us=10.0,
-    overhead_per_layer_us=15.0,
-    overhead_per_step_us=1500.0,
-    source=(
-        "bandwidth and compute shares from the H200 ceilings measured on 2026-11-30 (HBM read "
-        "4.09 of 4.8 TB/s; bf16 GEMM 773 of 989 TFLOP/s); per-step overhead set against two "
-        "published vLLM runs (Llama-3.1-8B bf16: 1×A100-40GB, vLLM 0.23.0, concurrency 1, "
-        "1,024 in / 128 out, ~75 tokens/s; 1×H100 SXM, vLLM v0.6, 10 ShareGPT prompts at once, "
-        "median TPOT 7.56 ms)"
-    ),
+    kernel_us=6.0,
+    overhead_per_step_us=1200.0,
+    overhead_per_sequence_us=12.0,
+    source=_SHARES + "; per-step overhead of vLLM's Python scheduler and sampler",
+)
+
+SGLANG = PerfProfile(
+    name="sglang",
+    weight_bandwidth=0.85,
+    kv_bandwidth=0.80,
+    compute=0.64,
+    attention_compute=0.50,
+    interconnect=0.80,
+    allreduce_latency_us=10.0,
+    kernel_us=6.0,
+    overhead_per_step_us=600.0,
+    overhead_per_sequence_us=1.0,
+    source=_SHARES + "; SGLang overlaps scheduling with the GPU, so less fixed cost per step",
+)
+
+TRTLLM = PerfProfile(
+    name="trtllm",
+    weight_bandwidth=0.85,
+    kv_bandwidth=0.80,
+    compute=0.64,
+    attention_compute=0.50,
+    interconnect=0.80,
+    allreduce_latency_us=8.0,
+    kernel_us=6.0,
+    overhead_per_step_us=600.0,
+    overhead_per_sequence_us=1.0,
+    source=_SHARES + "; TensorRT-LLM's C++ executor and fused kernels",
 )
 
 PYTORCH = PerfProfile(
     name="pytorch",
-    weight_bandwidth=0.50,
-    kv_bandwidth=0.56,
-    compute=0.48,
+    weight_bandwidth=0.70,
+    kv_bandwidth=0.60,
+    compute=0.64,
+    attention_compute=0.60,
     interconnect=0.80,
     allreduce_latency_us=10.0,
-    overhead_per_layer_us=25.0,
+    kernel_us=8.0,
     overhead_per_step_us=0.0,
+    overhead_per_sequence_us=0.0,
     source=(
         "fitted to one H200 measured in plain PyTorch with CUDA graphs, no serving engine "
         "(2026-11-30): Llama-3.1-8B decoder and one TP8 rank of Llama-3.1-70B, decode B 1–256 "
-        "at 2K–128K, prefill 512–32K tokens"
+        "at 2K–128K, prefill 512–32K tokens, grouped MoE experts B 1–256"
     ),
 )
 
-PROFILES: dict[str, PerfProfile] = {p.name: p for p in (ENGINE, PYTORCH)}
-DEFAULT_PROFILE = ENGINE.name
+PROFILES: dict[str, PerfProfile] = {p.name: p for p in (VLLM, SGLANG, TRTLLM, PYTORCH)}
+DEFAULT_PROFILE = VLLM.name
+# perf_profile's old names: "engine" was the serving-engine profile, now vLLM's.
+PROFILE_ALIASES: dict[str, str] = {"engine": "vllm", **{name: name for name in PROFILES}}
 
 
 def get_profile(name: str) -> PerfProfile:
-    profile = PROFILES.get(name.strip().lower()) if isinstance(name, str) else None
+    key = name.strip().lower() if isinstance(name, str) else ""
+    profile = PROFILES.get(PROFILE_ALIASES.get(key, key))
     if profile is None:
         raise SizingError(
-            f"unknown efficiency profile {name!r}; choose one of {', '.join(PROFILES)}",
-            field="perf_profile",
+            f"unknown engine {name!r}; choose one of {', '.join(PROFILES)}", field="engine"
         )
     return profile

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..catalogue.engines import ENGINES
 from ..catalogue.gpus import get_gpu
-from ..catalogue.perf_profiles import get_profile
+from ..catalogue.perf_profiles import PROFILE_ALIASES
 from ..errors import SizingError
 from ..model.dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
 
@@ -54,7 +55,20 @@ class SizingRequest:
     output_tokens: int | None = None  # tokens generated per request (request time)
     tpot_slo_ms: float | None = None  # TPOT target: the largest batch that meets it
     gpu_hour_usd: float | None = None  # price per GPU-hour: cost per million output tokens
-    perf_profile: str = "engine"  # time-estimate efficiency profile (catalogue/perf_profiles.py)
+    perf_profile: str | None = None  # the old name of `engine` ("engine" → vllm), kept as alias
+    # The workload (time/workload.py) and the layout (deployment/layout.py): all optional.
+    engine: str | None = None  # vllm (default) | sglang | trtllm | pytorch
+    max_throughput: bool = False  # run at the largest concurrency memory and the engine allow
+    pp: int | None = None  # pipeline stages per replica; None → 1 unless the model needs more
+    ep: int | None = None  # expert-parallel degree; None → tp with dp_attention, else 1
+    dp_attention: bool = False  # attention data-parallel across the group (SGLang/TRT-LLM)
+    prefix_hit: float = 0.0  # share of each prompt served from the prefix cache
+    spec_tokens: int | None = None  # draft tokens per step (speculative decoding / MTP)
+    spec_acceptance: float | None = None  # chance each draft token is accepted
+    scale_out_gbps: float | None = None  # per-GPU network link; None → the GPU's default
+    request_rate: float | None = None  # open-loop arrivals, requests/s in all (not concurrency)
+    max_batch: int | None = None  # the engine's running-sequence cap, if set (max_num_seqs)
+    max_num_tokens: int | None = None  # the engine's per-step token budget, if set
 
     def __post_init__(self) -> None:
         if not isinstance(self.gpu, str) or not self.gpu.strip():
@@ -119,6 +133,75 @@ def check_time_inputs(req: SizingRequest) -> None:
         _check_number(req.tpot_slo_ms, "tpot_slo_ms", MAX_SLO_MS)
     if req.gpu_hour_usd is not None:
         _check_number(req.gpu_hour_usd, "gpu_hour_usd", MAX_PRICE_USD)
-    if not isinstance(req.perf_profile, str):
-        raise SizingError("must name an efficiency profile", field="perf_profile")
-    get_profile(req.perf_profile)
+    check_workload_inputs(req)
+
+
+MAX_SPEC_TOKENS = 16
+
+
+def engine_name(req: SizingRequest) -> str:
+    """The engine asked: ``engine``, else ``perf_profile`` by its old names, else vLLM."""
+    if req.engine is not None:
+        return req.engine.strip().lower()
+    if req.perf_profile is not None:
+        return PROFILE_ALIASES.get(req.perf_profile.strip().lower(), req.perf_profile)
+    return "vllm"
+
+
+def check_workload_inputs(req: SizingRequest) -> None:
+    for name in ("engine", "perf_profile"):
+        value = getattr(req, name)
+        if value is not None and not isinstance(value, str):
+            raise SizingError("must name an engine", field=name)
+    if req.perf_profile is not None:
+        alias = PROFILE_ALIASES.get(req.perf_profile.strip().lower())
+        if alias is None:
+            raise SizingError(
+                f"unknown efficiency profile {req.perf_profile!r}; choose one of "
+                f"{', '.join(PROFILE_ALIASES)} (or use engine)",
+                field="perf_profile",
+            )
+        if req.engine is not None and alias != req.engine.strip().lower():
+            raise SizingError(
+                f"perf_profile {req.perf_profile!r} is engine {alias!r}, but engine is "
+                f"{req.engine!r}; give one of them",
+                field="engine",
+            )
+    if engine_name(req) not in ENGINES:
+        raise SizingError(
+            f"unknown engine {req.engine!r}; choose one of {', '.join(ENGINES)}", field="engine"
+        )
+    for name in ("max_throughput", "dp_attention"):
+        if not isinstance(getattr(req, name), bool):
+            raise SizingError("must be true or false", field=name)
+    # The workload's load: concurrency (also the memory question's), or instead max_throughput
+    # or an open-loop request_rate, which replace it for the workload only.
+    if req.request_rate is not None:
+        _check_number(req.request_rate, "request_rate", 1e7)
+        if req.max_throughput:
+            raise SizingError("give max_throughput or request_rate, not both", field="request_rate")
+    for name in ("max_batch", "max_num_tokens"):
+        if getattr(req, name) is not None:
+            _check_int(getattr(req, name), name, 1, MAX_CONCURRENCY)
+    for name in ("pp", "ep"):
+        if getattr(req, name) is not None:
+            _check_int(getattr(req, name), name, 1, MAX_GPUS)
+    hit = req.prefix_hit
+    if isinstance(hit, bool) or not isinstance(hit, int | float) or not math.isfinite(hit):
+        raise SizingError(f"must be a number, got {hit!r}"[:200], field="prefix_hit")
+    if not 0 <= hit < 1:
+        raise SizingError(f"must be at least 0 and below 1, got {hit}", field="prefix_hit")
+    if (req.spec_tokens is None) != (req.spec_acceptance is None):
+        missing = "spec_acceptance" if req.spec_acceptance is None else "spec_tokens"
+        raise SizingError(
+            "speculative decoding needs both spec_tokens and spec_acceptance", field=missing
+        )
+    if req.spec_tokens is not None:
+        _check_int(req.spec_tokens, "spec_tokens", 1, MAX_SPEC_TOKENS)
+        acc = req.spec_acceptance
+        if isinstance(acc, bool) or not isinstance(acc, int | float) or not math.isfinite(acc):
+            raise SizingError(f"must be a number, got {acc!r}"[:200], field="spec_acceptance")
+        if not 0 <= acc <= 1:
+            raise SizingError(f"must be between 0 and 1, got {acc}", field="spec_acceptance")
+    if req.scale_out_gbps is not None:
+        _check_number(req.scale_out_gbps, "scale_out_gbps", 1e5)

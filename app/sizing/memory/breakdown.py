@@ -6,6 +6,7 @@ order of first appearance with a compact range string ("0-4,6-10"), as in sizing
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..model.dtypes import MODEL_DTYPE_BYTES
@@ -96,7 +97,7 @@ def _attention_formula(att: Attention, b: int) -> dict[str, Any]:
         else:
             expr = "(kv_lora_rank + qk_rope_head_dim) × bytes"
             filled = f"({rank} + {rope}) × {b}"
-            value = (rank + rope) * b
+            value = math.ceil((rank + rope) * b)
         if att.indexer_head_dim:
             d = att.indexer_head_dim
             expr += " + index_head_dim + index_head_dim / 128 × 4 (DSA indexer, fp8)"
@@ -110,7 +111,7 @@ def _attention_formula(att: Attention, b: int) -> dict[str, Any]:
     else:
         expr = "kv_heads × (head_dim + v_head_dim) × bytes"
         filled = f"{kv} × ({k} + {v}) × {b}"
-    value = kv * (k + v) * b
+    value = math.ceil(kv * (k + v) * b)
     if att.indexer_head_dim:  # MiniMax-M3's lightning indexer key, bf16
         d = att.indexer_head_dim
         expr += " + index_head_dim × 2 (indexer key, bf16)"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..catalogue.gpus import GPU, get_gpu
+from ..deployment.layout import Layout
 from ..deployment.request import MAX_GPUS, SizingRequest
 from ..errors import ContextLimitError, IllegalTPError, SizingError
 from ..model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
@@ -21,6 +22,7 @@ from ..units import fmt_bytes
 from .kv import CacheProfile, profile
 
 AS_SHIPPED = "auto"  # weight_dtype: the precision the checkpoint ships (bf16 when it states none)
+FP4_SHIPPED = frozenset({"nvfp4", "mxfp4"})  # asking for fp4 on these sizes the shipped layout
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,12 @@ def weight_plan(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> WeightPlan:
     the shipped layout."""
     quant = spec.quant
     p = spec.params
-    if quant is not None and spec.linears and weight_dtype in (AS_SHIPPED, quant.family):
+    shipped_fp4 = weight_dtype == "fp4" and quant is not None and quant.family in FP4_SHIPPED
+    if (
+        quant is not None
+        and spec.linears
+        and (weight_dtype in (AS_SHIPPED, quant.family) or shipped_fp4)
+    ):
         head = (p.lm_head // spec.hidden_size, spec.hidden_size) if p.lm_head else None
         total = shipped_weight_bytes(
             quant, spec.linears, embedding=p.embedding, lm_head=head, total=p.total
@@ -132,13 +139,26 @@ def usable_bytes(gpu: GPU, util: float) -> int:
 
 
 class Replica:
-    """One engine instance of ``tp`` GPUs: its per-GPU budget and cache profile."""
+    """One engine instance: ``tp`` GPUs per group, ``pp`` groups (stages), its per-GPU budget and
+    cache profile. Under ``dp_attention`` each rank holds every KV head of its own sequences
+    (and a full copy of the attention weights), so the replica holds ``tp`` ranks' worth of
+    sequences; with ``pp`` stages each GPU holds its stage's share of the layers."""
 
-    def __init__(self, spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int) -> None:
+    def __init__(
+        self, spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int, layout: Layout | None = None
+    ) -> None:
         self.tp = tp
+        self.pp = layout.pp if layout is not None else 1
+        self.dp_attention = layout is not None and layout.dp_attention and tp > 1
         self.plan = weight_plan(spec, req.weight_dtype)
         self.weights = self.plan.bytes
-        self.weights_per_gpu = -(-self.weights // tp)
+        shards = tp * self.pp
+        if self.dp_attention:  # attention weights replicated on every rank of the group
+            attention = self.weights * spec.params.attention // max(1, spec.params.total)
+            per_stage = attention + -(-(self.weights - attention) // tp)
+            self.weights_per_gpu = -(-per_stage // self.pp)
+        else:
+            self.weights_per_gpu = -(-self.weights // shards)
         self.usable = usable_bytes(gpu, req.gpu_util)
         self.reserve = req.reserve
         if req.kv_budget_bytes is not None:
@@ -147,14 +167,31 @@ class Replica:
         else:
             self.budget = self.usable - self.weights_per_gpu - self.reserve
             self.fits_weights = self.budget > 0
-        self.profile: CacheProfile = profile(spec, kv_dtype_bytes(req.kv_dtype), tp)
+        rank_tp = 1 if self.dp_attention else tp
+        whole = profile(spec, kv_dtype_bytes(req.kv_dtype), rank_tp)
+        self.profile: CacheProfile = stage_share(whole, spec.num_layers, self.pp)
+        self.step_cache = whole  # one rank's cache over every layer: what a full pass reads
+        self.ranks = tp if self.dp_attention else 1  # ranks holding separate sequences
 
     def sequences(self, context: int) -> int:
         """Whole sequences of ``context`` tokens one replica holds."""
         per_seq = self.profile.bytes_at(context)
         if not self.fits_weights or self.budget <= 0:
             return 0
-        return self.budget // per_seq if per_seq else MAX_SEQUENCES
+        return self.budget // per_seq * self.ranks if per_seq else MAX_SEQUENCES
+
+
+def stage_share(whole: CacheProfile, layers: int, pp: int) -> CacheProfile:
+    """One pipeline stage's cache: the largest stage holds ceil(layers / pp) of the layers
+    (vLLM splits layers evenly); every kind is scaled by that share, rounded up."""
+    if pp <= 1:
+        return whole
+    share = Fraction(-(-layers // pp), layers)
+    return CacheProfile(
+        math.ceil(whole.full * share),
+        tuple((w, math.ceil(b * share)) for w, b in whole.windowed),
+        math.ceil(whole.constant * share),
+    )
 
 
 MAX_SEQUENCES = 1 << 40
@@ -171,10 +208,11 @@ def min_gpus(spec: ModelSpec, req: SizingRequest, gpu: GPU, context: int) -> int
     return None
 
 
-def resolve(spec: ModelSpec, req: SizingRequest) -> tuple[GPU, int, int]:
-    """GPU, tp and context with defaults applied; raises IllegalTPError for an illegal tp."""
+def resolve(spec: ModelSpec, req: SizingRequest, tp: int | None = None) -> tuple[GPU, int, int]:
+    """GPU, tp and context with defaults applied (``tp``: the degree chosen for a blank
+    ``req.tp``, else all GPUs); raises IllegalTPError for an illegal tp."""
     gpu = get_gpu(req.gpu)
-    tp = req.tp if req.tp is not None else req.gpus
+    tp = req.tp if req.tp is not None else tp if tp is not None else req.gpus
     rule = tp_violation(spec, tp)
     if rule is not None:
         legal = legal_tp_degrees(spec, req.gpus)

@@ -21,6 +21,7 @@ Formulas (all integers, bytes):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..model.dtypes import MODEL_DTYPE_BYTES
@@ -49,7 +50,7 @@ def mla_token_bytes(att: Attention, kv_bytes: int) -> int:
     rope = att.qk_rope_head_dim or 0
     if uses_fp8_ds_mla(att, kv_bytes):  # fp8 latent, fp32 scale per 128, bf16 RoPE part
         return rank + (rank // FP8_DS_MLA_SCALE_BLOCK) * 4 + rope * 2
-    return (rank + rope) * kv_bytes
+    return math.ceil((rank + rope) * kv_bytes)
 
 
 def indexer_token_bytes(att: Attention) -> int:
@@ -68,7 +69,7 @@ def attention_token_bytes(att: Attention, kv_bytes: int, tp: int = 1) -> int:
     if att.is_mla:
         return mla_token_bytes(att, kv_bytes) + indexer_token_bytes(att)
     heads = max(1, att.num_kv_heads // tp)
-    return heads * (att.head_dim + att.v_head_dim) * kv_bytes + indexer_token_bytes(att)
+    return math.ceil(heads * (att.head_dim + att.v_head_dim) * kv_bytes) + indexer_token_bytes(att)
 
 
 def state_bytes(st: State, tp: int = 1) -> int:

@@ -12,17 +12,23 @@ from ..errors import ConfigError, SizingError
 
 # KV cache element widths. fp8 is vLLM's default FP8_PER_TENSOR mode: one byte per element and a
 # scalar k/v scale per layer, so no per-token overhead (vllm/v1/kv_cache_interface.py).
-KV_DTYPE_BYTES: dict[str, int] = {"bf16": 2, "fp16": 2, "fp8": 1}
+# fp4: 4-bit values with one fp8 scale per 16 (vLLM's nvfp4 cache: head/2 + head/16 bytes per head
+# for K and for V, kv_cache_interface.py; SGLang's and TensorRT-LLM's FP4 caches count the same),
+# 9/16 byte per element. Only Blackwell-class GPUs run it (checked where the GPU is known).
+KV_DTYPE_BYTES: dict[str, int | Fraction] = {"bf16": 2, "fp16": 2, "fp8": 1, "fp4": Fraction(9, 16)}
 
 # Weight widths in bytes per parameter. int4 carries one fp16 scale per group of 128 weights
 # (GPTQ/AWQ-style group quantisation): 0.5 + 2/128 = 33/64 bytes per parameter.
 INT4_GROUP_SIZE = 128
+NVFP4_BLOCK = 16
 WEIGHT_DTYPE_BYTES: dict[str, Fraction] = {
     "bf16": Fraction(2),
     "fp16": Fraction(2),
     "fp8": Fraction(1),
     "int8": Fraction(1),
     "int4": Fraction(1, 2) + Fraction(2, INT4_GROUP_SIZE),
+    # NVFP4: 4-bit values with one e4m3 scale byte per 16 (MXFP4 would be one E8M0 per 32).
+    "fp4": Fraction(1, 2) + Fraction(1, NVFP4_BLOCK),
 }
 
 # The model (activation) dtype: bf16 unless the user asks for fp16 weights. The config's
@@ -43,7 +49,7 @@ _TORCH_DTYPE_BYTES: dict[str, int] = {
 }
 
 
-def kv_dtype_bytes(name: str) -> int:
+def kv_dtype_bytes(name: str) -> int | Fraction:
     try:
         return KV_DTYPE_BYTES[name]
     except (KeyError, TypeError):

@@ -58,14 +58,29 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
         total += hc * hc * h + hc + 1
     moe = Moe(keys, dims)
     active = total
+    attention = 0
     for layer in layers:
         block, block_active = _layer(keys, dims, lay, layer, moe)
         total += block
         active += block_active
+        if layer.attention is not None and not layer.attention.shared:
+            attention += attention_params(keys, h, lay, layer.attention)
     routed = moe.routed  # read before _mtp, whose blocks are not in the total
     mtp = _mtp(keys, dims, lay, layers, moe)
+    moe_layers = sum(1 for layer in layers if moe.is_moe(layer.index)) if moe.experts else 0
     return ParamCounts(
-        total, active, embedding, lm_head, mtp, exact, routed, moe.experts, moe.top_k
+        total,
+        active,
+        embedding,
+        lm_head,
+        mtp,
+        exact,
+        routed,
+        moe.experts,
+        moe.top_k,
+        attention,
+        moe_layers,
+        moe.expert_inter,
     )
 
 

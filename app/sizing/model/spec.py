@@ -146,6 +146,9 @@ class ParamCounts:
     routed: int = 0  # routed-expert parameters in total (MoE layers only; timing reads a share)
     experts: int = 0  # routed experts per MoE layer
     experts_per_token: int = 0  # top-k
+    attention: int = 0  # attention projections in total (replicated per rank under DP attention)
+    moe_layers: int = 0  # layers whose MLP is routed experts
+    expert_intermediate: int = 0  # one routed expert's MLP width
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,6 @@ from typing import Any, TextIO
 
 from ..answer.remedies import remedies
 from ..answer.sizer import size
-from ..catalogue.perf_profiles import DEFAULT_PROFILE, PROFILES
 from ..catalogue.presets import load_preset
 from ..deployment.request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
 from ..errors import ConfigError, SizingError
@@ -26,6 +25,8 @@ from ..model.parse import parse_config
 from ..model.spec import ModelSpec
 from .report import format_report
 from .report_time import format_time
+from .report_workload import format_workload
+from .workload_flags import WORKLOAD_FLAGS, add_workload_arguments, workload_kwargs
 
 EXIT_BAD_INPUT = 2
 _UNITS = {
@@ -112,32 +113,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         metavar="BYTES",
         help="per-GPU activation/runtime reserve (default 5GiB)",
     )
-    parser.add_argument(
-        "--prompt-tokens", type=int, default=None, help="prompt length for TTFT (default: context)"
-    )
-    parser.add_argument(
-        "--output-tokens", type=int, default=None, help="tokens generated per request"
-    )
-    parser.add_argument(
-        "--tpot-slo-ms",
-        type=float,
-        default=None,
-        metavar="MS",
-        help="TPOT target: the largest batch that meets it and its tokens/s",
-    )
-    parser.add_argument(
-        "--gpu-hour-usd",
-        type=float,
-        default=None,
-        metavar="USD",
-        help="price per GPU-hour: cost per million output tokens",
-    )
-    parser.add_argument(
-        "--perf-profile",
-        choices=sorted(PROFILES),
-        default=DEFAULT_PROFILE,
-        help="efficiency profile of the time estimate (default engine)",
-    )
+    add_workload_arguments(parser)
     parser.add_argument(
         "--remedies", action="store_true", help="also list ranked what-ifs for a KV-bound setup"
     )
@@ -194,11 +170,7 @@ def run(
             gpu_util=args.gpu_util,
             reserve_bytes=args.reserve,
             kv_budget_bytes=args.kv_budget,
-            prompt_tokens=args.prompt_tokens,
-            output_tokens=args.output_tokens,
-            tpot_slo_ms=args.tpot_slo_ms,
-            gpu_hour_usd=args.gpu_hour_usd,
-            perf_profile=args.perf_profile,
+            **workload_kwargs(args),
         )
         result = size(spec, req)
         fixes = remedies(spec, req) if args.remedies else None
@@ -214,6 +186,8 @@ def run(
         out.write("\n")
         return 0
     out.write(in_flag_terms(format_report(result)) + "\n\n" + format_time(result) + "\n")
+    if result.workload is not None:
+        out.write("\n" + format_workload(result) + "\n")
     if fixes is not None:
         out.write("\nRemedies (what helps first, then by cost)\n")
         for fix in fixes:
@@ -241,6 +215,7 @@ FLAGS = {
     "gpu_util": "--gpu-util",
     "kv_budget_bytes": "--kv-budget",
     "reserve_bytes": "--reserve",
+    **WORKLOAD_FLAGS,
 }
 
 

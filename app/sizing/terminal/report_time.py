@@ -17,7 +17,7 @@ def _ms(value: float | None) -> str:
 
 def format_time(r: SizingResult) -> str:
     t: dict[str, Any] = r.time
-    head = f"Time per replica (estimate, {t.get('profile')} profile)"
+    head = f"Time per replica, worst step (estimate, {t.get('profile')} engine)"
     if t.get("decode_step_ms") is None:
         return "\n".join([head, f"  not estimated: {t.get('reason')}"])
     b = t["breakdown_ms"]
@@ -26,7 +26,7 @@ def format_time(r: SizingResult) -> str:
         head,
         _row(
             f"decode step at {t['batch']:,} × {d['context']:,}",
-            f"{_ms(t['decode_step_ms'])} (= TPOT; all sequences at the full context)",
+            f"{_ms(t['decode_step_ms'])} (= TPOT; all sequences at --context, no prefill)",
         ),
         _row(
             "  weights / KV / compute",
@@ -47,7 +47,11 @@ def format_time(r: SizingResult) -> str:
             f"{d['sequences_requested_per_replica']:,} requested, "
             f"{d['sequences_that_fit_per_replica']:,} fit per replica)",
         ),
-        _row("ridge batch (linear layers)", f"{t['ridge_batch']:,} tokens per step"),
+        _row(
+            "step grows from",
+            f"{t['step_grows_from_batch']:,} sequences (10% over one; the KV reads grow with "
+            f"every sequence; the linear layers turn compute-bound at {t['ridge_batch']:,})",
+        ),
     ]
     slo = t.get("slo")
     if slo:
@@ -55,11 +59,18 @@ def format_time(r: SizingResult) -> str:
             _row(
                 f"TPOT ≤ {slo['tpot_slo_ms']:g} ms",
                 f"batch {slo['max_batch']:,} per replica, {slo['tokens_per_s_total']:,.0f} "
-                f"tokens/s in all (limited by {slo['limited_by']})",
+                f"tokens/s in all (limited by {slo['limited_by']})"
+                + (
+                    f", ${slo['cost_per_million_output_tokens_usd']:,.2f} per million"
+                    if slo.get("cost_per_million_output_tokens_usd") is not None
+                    else ""
+                ),
             )
         )
     cost = t.get("cost_per_million_output_tokens_usd")
     if cost is not None:
-        lines.append(_row("cost per million output tokens", f"${cost:,.2f}"))
+        lines.append(
+            _row("cost per million output tokens", f"${cost:,.2f} (decode only, at this batch)")
+        )
     lines.append(f"  Efficiencies: {t['profile_source']}.")
     return "\n".join(lines)

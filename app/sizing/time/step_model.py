@@ -1,17 +1,22 @@
-"""What one decode step or one prefill must move and compute on each GPU of a replica.
+"""What one engine step moves and computes on each GPU of a group, and how long it takes.
 
-A decode step runs the linear layers (weights streamed from HBM, 2 FLOPs per active parameter per
-token) and then attention (every resident sequence's cache read once, 2 FLOPs per cached element
-for scores and again for values); they are separate kernels, so each phase costs the larger of
-its bytes ÷ effective bandwidth and its FLOPs ÷ effective compute, and the phases add. Tensor
-parallelism adds two all-reduces per layer of B × hidden activations (after attention and after
-the MLP, as in vLLM's RowParallelLinear), each a ring: 2(tp−1)/tp of the bytes over one link
-direction, plus a fixed latency. A fixed per-layer and per-step overhead covers what a roofline
-cannot see (small ops, launch gaps, scheduling, sampling).
+A step runs ``decode`` sequences (one new token each, attending to ``context`` cached tokens) and
+``prefill`` prompt tokens (attending to ``prefill_context`` tokens on average). The linear layers
+stream the weights (MoE: the experts the step's tokens touch) and do 2 FLOPs per active
+parameter per token; attention reads every decoding sequence's cache and does its products. Each
+phase costs the larger of bytes ÷ effective bandwidth and FLOPs ÷ effective rate (separate
+kernels), and the phases add. Tensor parallelism adds two all-reduces per layer of the step's
+tokens × hidden (vLLM's RowParallelLinear); with attention data-parallel, dense layers gather and
+scatter the same bytes and MoE layers dispatch and combine them all-to-all (``moe.py``). A fixed
+cost per layer, per MoE layer and per step covers what a roofline cannot see.
 
-MoE: a batch of B tokens, each routed to k of E experts, touches E·(1 − (1 − k/E)^B) distinct
-experts per layer in expectation (uniform routing; real routers are skewed, touching fewer at
-small B), and the step reads those experts' weights, all of them at large B.
+MLA runs in two forms (vLLM/SGLang MLA backends): decode absorbs the up-projections into the query
+and attends over the cached latent (per cached token and head, 2·(2·rank + rope) FLOPs); prefill
+decompresses the latent into full heads and attends as ordinary multi-head attention (2·(qk +
+v) per pair), re-decompressing the chunk's cached prefix as it goes.
+
+Pipeline stages are not here: a step is one pass of the group's share of every layer; the
+workload (``workload.py``) runs it per micro-batch and adds the stage-to-stage hops.
 """
 
 from __future__ import annotations
@@ -22,9 +27,24 @@ from dataclasses import dataclass
 
 from ..catalogue.gpus import GPU
 from ..catalogue.perf_profiles import PerfProfile
+from ..deployment.layout import Layout
 from ..memory.kv import CacheProfile
 from ..model.dtypes import MODEL_DTYPE_BYTES
 from ..model.spec import ModelSpec
+from .attention_cost import AttentionCost
+from .gemm_shapes import mixed_efficiency
+from .kernels import kernels_per_pass
+from .moe import MoeShape, experts_touched
+from .precision_rates import matmul_rate
+
+__all__ = ["StepModel", "StepParts", "experts_touched"]
+
+# Between the matrix products, each token's activations are read and written by the layer's
+# norms, residual adds, RoPE, gating activation and quantisation: counting the kernels of vLLM's
+# Llama layer (fused add+RMSNorm twice, RoPE, SiLU-and-mul, the outputs each product writes and
+# the next reads), about 10 hidden widths and 5 MLP widths of bf16 per token per layer; a MoE
+# layer also writes each token once per chosen expert and reads it back (sort, then combine).
+ACTIVATION_BYTES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,129 +69,213 @@ class StepParts:
         return self.weights + self.kv + self.compute + self.communication + self.overhead
 
 
-def experts_touched(experts: int, top_k: int, tokens: int) -> float:
-    """Expected distinct experts per layer a batch of ``tokens`` routes to (uniform top-k)."""
-    if not experts:
-        return 0.0
-    return experts * (1 - (1 - top_k / experts) ** tokens)
+@dataclass(frozen=True, slots=True)
+class Links:
+    """Bytes/s (one direction, already times the engine's share) of the group's collectives."""
+
+    group: float  # TP / EP collectives: scale-up link, or the network when the group spans domains
+    stage: float  # pipeline hops between stages
 
 
 class StepModel:
-    """Per-GPU costs of one replica, computed once; ``decode``/``prefill`` are a few flops each."""
+    """Per-GPU costs of one group, computed once; ``step`` is a few dozen flops."""
 
     def __init__(
         self,
         spec: ModelSpec,
         gpu: GPU,
-        tp: int,
+        layout: Layout,
         weights_bytes: int,
+        precision: str,
         cache: CacheProfile,
-        linear_tflops: float,
-        link_bytes_per_s: int | None,
         profile: PerfProfile,
+        links: Links,
     ) -> None:
         p = spec.params
-        self.tp = tp
+        tp = self.tp = layout.tp
+        self.layout = layout
+        self.dp = layout.dp_attention and tp > 1
         self.layers = spec.num_layers
         self.hidden = spec.hidden_size
-        self.cache = cache
+        self.cache = cache  # one rank's cache per sequence (all heads under DP attention)
         self.profile = profile
+        self.links = links
         # The embedding lookup reads B rows, not the table; a tied table is read whole as the head.
         kept = p.embedding + p.lm_head
         lookup_only = p.embedding if p.lm_head else 0
         body_bytes = max(0, weights_bytes - MODEL_DTYPE_BYTES * kept)
-        body_params = max(1, p.total - kept)
-        routed_bytes = body_bytes * p.routed // body_params if p.routed else 0
+        per_param = body_bytes / max(1, p.total - kept)
+        routed_bytes = per_param * p.routed
+        attention_bytes = per_param * p.attention
+        rest = weights_bytes - MODEL_DTYPE_BYTES * lookup_only - routed_bytes
+        # Under DP attention every rank reads the whole attention, and its share of the rest.
+        self.dense_bytes = attention_bytes + (rest - attention_bytes) / tp if self.dp else rest / tp
         self.routed_bytes = routed_bytes / tp
-        self.dense_bytes = (weights_bytes - MODEL_DTYPE_BYTES * lookup_only - routed_bytes) / tp
-        self.experts, self.top_k = p.experts, p.experts_per_token
-        self.linear_flops_per_token = 2 * (p.active - lookup_only) / tp
-        self._att_terms = _attention_terms(spec, tp)
-        self.bw_weights = gpu.hbm_bandwidth_bytes_per_s * profile.weight_bandwidth
-        self.bw_kv = gpu.hbm_bandwidth_bytes_per_s * profile.kv_bandwidth
+        self.moe = (
+            MoeShape(
+                p.experts,
+                p.experts_per_token,
+                p.moe_layers,
+                p.expert_intermediate,
+                spec.hidden_size,
+                tp,
+                layout.ep,
+            )
+            if p.experts
+            else None
+        )
+        active_routed = p.routed * p.experts_per_token / p.experts if p.experts else 0
+        self.dense_flops_per_token = 2 * (p.active - lookup_only - active_routed) / tp
+        self.routed_flops_per_token = 2 * active_routed / tp
+        # Under DP attention one prompt's chunk runs on one rank: its attention projections are
+        # not shared by the group (the other ranks wait for it at the next MoE layer).
+        self.dp_prefill_extra_flops = 2 * p.attention * (1 - 1 / tp) if self.dp else 0.0
+        mlp_width = max(0, p.active - kept - p.attention) / (3 * spec.hidden_size * self.layers)
+        h = spec.hidden_size
+        # Each product's reduction length K sets how much of the rate it reaches (gemm_shapes):
+        # QKV and gate-up reduce over the hidden size; the output and down projections over
+        # their input, split by tensor parallelism (attention's not, under DP attention).
+        dense_mlp = max(0, p.active - lookup_only - active_routed - p.attention)
+        o_k = h if self.dp else h / tp
+        down_k = (p.expert_intermediate if p.experts else mlp_width) / tp
+        self.dense_eff = mixed_efficiency(
+            [
+                (0.75 * p.attention, h),
+                (0.25 * p.attention, o_k),
+                (2 / 3 * dense_mlp, h),
+                (1 / 3 * dense_mlp, max(1.0, down_k)),
+                (max(0, p.lm_head or p.embedding), h),
+            ]
+        )
+        self.routed_eff = (
+            mixed_efficiency([(2.0, h), (1.0, self.moe.slice_width)]) if self.moe else 1.0
+        )
+        self.activation_bytes = (
+            ACTIVATION_BYTES * self.layers * (10 * spec.hidden_size + 5 * mlp_width / tp)
+        )
+        if p.experts:  # each token copied to its top-k experts and gathered back (4 passes)
+            copies = p.experts_per_token * spec.hidden_size / layout.ep
+            self.activation_bytes += ACTIVATION_BYTES * p.moe_layers * 4 * copies
+        rate = matmul_rate(gpu, precision)
+        linear_tflops = rate.effective_tflops if rate else (gpu.dense_bf16_tflops or 0.0)
+        self.bw_weights = (gpu.hbm_bandwidth_bytes_per_s or 0) * profile.weight_bandwidth
+        self.bw_kv = (gpu.hbm_bandwidth_bytes_per_s or 0) * profile.kv_bandwidth
         self.c_linear = linear_tflops * 1e12 * profile.compute
-        self.c_attention = gpu.dense_bf16_tflops * 1e12 * profile.compute
-        self.link = (link_bytes_per_s or 0) * profile.interconnect
-        self.overhead = (
-            self.layers * profile.overhead_per_layer_us + profile.overhead_per_step_us
-        ) * 1e-6
+        self.att = AttentionCost(
+            spec, tp, (gpu.dense_bf16_tflops or 0.0) * 1e12 * profile.attention_compute
+        )
+        moe_layers = self.moe.moe_layers if self.moe else 0
+        self.kernels = kernels_per_pass(spec)
+        self.overhead = (self.kernels * profile.kernel_us + profile.overhead_per_step_us) * 1e-6
+        self.per_sequence = profile.overhead_per_sequence_us * 1e-6
+        self.dense_layers = self.layers - moe_layers
 
-    def weight_bytes_read(self, tokens: int) -> float:
-        touched = experts_touched(self.experts, self.top_k, tokens)
-        share = touched / self.experts if self.experts else 0.0
+    # -- the pieces -----------------------------------------------------------------------
+
+    def weight_bytes_read(self, tokens: float) -> float:
+        share = self.moe.touched_share(tokens) if self.moe else 0.0
         return self.dense_bytes + self.routed_bytes * share
 
-    def attention_flops_per_token(self, context: int) -> float:
-        return sum(per * (context if w is None else min(context, w)) for per, w in self._att_terms)
+    def linear_flops(self, tokens: float) -> float:
+        routed = self.routed_flops_per_token * tokens
+        if self.moe and routed:
+            routed *= self.moe.padding(tokens)
+        return self.dense_flops_per_token * tokens + routed
 
-    def communication(self, tokens: int) -> float:
-        if self.tp == 1:
+    def linear_seconds(self, tokens: float, extra_flops: float = 0.0) -> float:
+        """The products' time at the rate their shapes reach (FLOPs ÷ rate ÷ shape share)."""
+        routed = self.routed_flops_per_token * tokens
+        if self.moe and routed:
+            routed *= self.moe.padding(tokens)
+        dense = self.dense_flops_per_token * tokens + extra_flops
+        return (dense / self.dense_eff + routed / self.routed_eff) / self.c_linear
+
+    def communication(self, tokens: float) -> float:
+        """Collectives of one step for ``tokens`` tokens in the group."""
+        tp = self.tp
+        if tp == 1:
             return 0.0
-        payload = tokens * self.hidden * MODEL_DTYPE_BYTES * 2 * (self.tp - 1) / self.tp
-        one = payload / self.link + self.profile.allreduce_latency_us * 1e-6
-        return 2 * self.layers * one
+        latency = self.profile.allreduce_latency_us * 1e-6
+        ring = tokens * self.hidden * MODEL_DTYPE_BYTES * 2 * (tp - 1) / tp / self.links.group
+        if not self.dp:  # two all-reduces per layer
+            return 2 * self.layers * (ring + latency)
+        # DP attention: dense layers gather + scatter (one all-reduce's bytes); MoE layers
+        # dispatch and combine all-to-all.
+        out = self.dense_layers * (ring + 2 * latency)
+        if self.moe:
+            a2a = self.moe.all_to_all_bytes(tokens / tp) / self.links.group
+            moe_ring = a2a if self.moe.ep > 1 else ring
+            out += self.moe.moe_layers * (moe_ring + 2 * latency)
+        return out
 
-    def decode(self, batch: int, context: int) -> StepParts:
-        w_bytes = self.weight_bytes_read(batch)
-        kv_bytes = batch * self.cache.bytes_at(context)
-        t_w, t_kv = w_bytes / self.bw_weights, kv_bytes / self.bw_kv
-        lin_flops = batch * self.linear_flops_per_token
-        att_flops = batch * self.attention_flops_per_token(context)
-        t_lc, t_ac = lin_flops / self.c_linear, att_flops / self.c_attention
+    # -- the step -------------------------------------------------------------------------
+
+    def step(
+        self,
+        decode: float,
+        context: float,
+        prefill: float = 0.0,
+        prefill_context: float = 0.0,
+        decompressed: float = 0.0,
+        queries: int = 1,
+    ) -> StepParts:
+        """One step: ``decode`` sequences at ``context``, ``prefill`` prompt tokens attending to
+        ``prefill_context`` tokens on average (``decompressed``: MLA prefix tokens per prompt
+        token re-expanded for this chunk); ``queries`` tokens per decoding sequence when a
+        speculative step verifies drafts (each sequence's cache is still read once)."""
+        tokens = decode * queries + prefill
+        w_bytes = self.weight_bytes_read(tokens)
+        t_w = w_bytes / self.bw_weights
+        extra = prefill * (self.att.decompress_flops(decompressed) + self.dp_prefill_extra_flops)
+        lin_flops = self.linear_flops(tokens) + extra
+        t_act = tokens * self.activation_bytes / self.bw_weights
+        t_lc = self.linear_seconds(tokens, extra)
+        kv_bytes = self.att.decode_bytes(self.cache, decode, context, self.dp)
+        t_kv = kv_bytes / self.bw_kv
+        ranks = self.tp if self.dp else 1  # a prompt's attention on one rank under DP
+        att_flops = self.att.decode_flops(decode * queries, context) + ranks * (
+            self.att.prefill_flops(prefill, prefill_context)
+        )
+        t_ac = att_flops / self.att.rate
         return StepParts(
             weights=t_w,
             kv=t_kv,
             compute=max(0.0, t_lc - t_w) + max(0.0, t_ac - t_kv),
-            communication=self.communication(batch),
-            overhead=self.overhead,
+            communication=self.communication(tokens),
+            overhead=self.overhead + t_act + self.per_sequence * (decode + (1 if prefill else 0)),
             linear=max(t_w, t_lc),
             attention=max(t_kv, t_ac),
             linear_compute_bound=t_lc > t_w,
             attention_compute_bound=t_ac > t_kv,
             weight_bytes=round(w_bytes),
-            kv_bytes=kv_bytes,
+            kv_bytes=round(kv_bytes),
             flops=round(lin_flops + att_flops),
         )
 
-    def step_seconds(self, context: int) -> Callable[[int], float]:
-        """``decode(b, context).total`` as a function of b alone: the batch searches call it a
-        dozen times, so the per-sequence terms are worked out once."""
-        kv_seq = self.cache.bytes_at(context) / self.bw_kv
-        att_seq = self.attention_flops_per_token(context) / self.c_attention
-        lin_tok = self.linear_flops_per_token / self.c_linear
-        fixed = self.overhead
+    def decode(self, batch: float, context: float) -> StepParts:
+        return self.step(batch, context)
 
-        def total(b: int) -> float:
-            t_w = self.weight_bytes_read(b) / self.bw_weights
-            t_kv = b * kv_seq
-            return max(t_w, b * lin_tok) + max(t_kv, b * att_seq) + self.communication(b) + fixed
+    def step_seconds(self, context: float) -> Callable[[float], float]:
+        """``decode(b, context).total`` as a function of b alone (batch searches call it often)."""
+        return lambda b: self.step(b, context).total
 
-        return total
-
-    def prefill(self, tokens: int) -> float:
-        """Seconds to prefill one prompt of ``tokens`` (causal attention, nothing cached)."""
-        lin = max(
-            tokens * self.linear_flops_per_token / self.c_linear,
-            self.weight_bytes_read(tokens) / self.bw_weights,
-        )
-        att = sum(per * _causal_positions(tokens, w) for per, w in self._att_terms)
-        return lin + att / self.c_attention + self.communication(tokens) + self.overhead
+    def prefill(self, tokens: int, cached: int = 0) -> float:
+        """Seconds to prefill one prompt of ``tokens`` in one pass (nothing else in the step),
+        ``cached`` of them already in the prefix cache."""
+        new = max(1, tokens - cached)
+        return self.step(0, 0, new, cached + new / 2, cached).total
 
     def ridge_batch(self) -> int:
         """Smallest batch whose linear layers are compute-bound (FLOPs time ≥ weight-read time)."""
 
-        if not self.experts:  # weights read do not grow with the batch: a closed form
-            return max(
-                1,
-                math.ceil(
-                    self.dense_bytes / self.bw_weights * self.c_linear / self.linear_flops_per_token
-                ),
+        def compute_bound(b: int) -> bool:
+            return (
+                self.linear_flops(b) / self.c_linear >= self.weight_bytes_read(b) / self.bw_weights
             )
 
-        def compute_bound(b: int) -> bool:
-            flops_t = b * self.linear_flops_per_token / self.c_linear
-            return flops_t >= self.weight_bytes_read(b) / self.bw_weights
-
+        if self.moe is None:
+            per_token = self.dense_flops_per_token / self.c_linear
+            return max(1, math.ceil(self.dense_bytes / self.bw_weights / per_token))
         lo, hi = 1, 1 << 24
         if not compute_bound(hi):
             return hi
@@ -182,27 +286,3 @@ class StepModel:
             else:
                 lo = mid + 1
         return lo
-
-
-def _causal_positions(tokens: int, window: int | None) -> int:
-    """Σ over positions t = 1..T of the tokens each attends to: min(t, W)."""
-    if window is None or window >= tokens:
-        return tokens * (tokens + 1) // 2
-    return window * (window + 1) // 2 + (tokens - window) * window
-
-
-def _attention_terms(spec: ModelSpec, tp: int) -> list[tuple[float, int | None]]:
-    """(FLOPs per cached token per decoded token, window) for each layer class, per GPU."""
-    terms: list[tuple[float, int | None]] = []
-    for cls in spec.classes:
-        att = cls.attention
-        if att is None:
-            continue
-        heads = max(1, att.num_heads // tp)
-        if att.is_mla:  # absorbed MLA: scores over the latent + RoPE part, values over the latent
-            rank, rope = att.kv_lora_rank or 0, att.qk_rope_head_dim or 0
-            per = 2 * heads * (2 * rank + rope)
-        else:
-            per = 2 * heads * (att.head_dim + att.v_head_dim)
-        terms.append((float(per * len(cls.indices)), att.window))
-    return terms

@@ -1,23 +1,23 @@
-"""The ``time`` object of a sizing: step time, TPOT, tokens/s, TTFT, what bounds the step.
+"""The ``time`` object of a sizing: one decode step at the full context, TTFT, what bounds it.
 
-Everything is per replica unless named ``_total``. Decode figures assume the B sequences all sit at
-the full context L: the slowest step of their lives (a real batch mixes lengths, and a sequence at
-half the context reads half the cache). Figures are estimates from ``step_model`` under a named
-efficiency profile; memory figures elsewhere in the result are exact.
+Everything is per replica unless named ``_total``. This object answers "how slow is the worst
+step": the B sequences all sit at the full context L (the slowest step of their lives), there is
+no prefill in the step, and TTFT is one prompt with an empty queue. A real workload — prompts and
+outputs of given lengths, prefill interleaved, the engine's limits — is the ``workload`` object
+(``serving.py``), present when prompt and output tokens are given. Figures are estimates under a
+named engine profile; memory figures elsewhere in the result are exact.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from ..catalogue.gpu_perf import dense_tflops, interconnect, missing_figures
-from ..catalogue.gpus import GPU
-from ..catalogue.perf_profiles import get_profile
+from ..catalogue.engines import EngineLimits
+from ..catalogue.perf_profiles import PerfProfile
 from ..deployment.request import SizingRequest
-from ..memory.capacity import Replica, resolve
-from ..memory.kv import CacheProfile
-from ..model.spec import ModelSpec
-from .step_model import StepModel, StepParts, experts_touched
+from .pipeline import ReplicaModel
+from .step_model import StepParts, experts_touched
 
 # Every key of the time object, so a null estimate has the same shape as a real one.
 TIME_KEYS = (
@@ -32,72 +32,59 @@ TIME_KEYS = (
     "bound_detail",
     "breakdown_ms",
     "ridge_batch",
+    "step_grows_from_batch",
     "slo",
     "cost_per_million_output_tokens_usd",
 )
 
-# Beyond this many sequences a batch curve is not useful (and the SLO search stops).
-MAX_BATCH = 1 << 20
+NOTE = (
+    "Estimates, not measurements: all B sequences at the full context (the slowest step of "
+    "their lives), no prefill in the step, uniform MoE routing, an empty queue for TTFT. The "
+    "workload object (prompt and output tokens) times a real mix."
+)
 
 
-def step_model(
-    spec: ModelSpec,
-    gpu: GPU,
-    tp: int,
-    weights_bytes: int,
-    cache: CacheProfile,
-    weight_dtype: str,
-    profile_name: str,
-) -> StepModel:
-    link = interconnect(gpu)
-    return StepModel(
-        spec,
-        gpu,
-        tp,
-        weights_bytes,
-        cache,
-        dense_tflops(gpu, weight_dtype) or gpu.dense_bf16_tflops or 0.0,
-        link.bytes_per_s_per_direction if link else None,
-        get_profile(profile_name),
-    )
+def prefill_seconds(replica: ReplicaModel, tokens: int, budget: int | None, chunked: bool) -> float:
+    """One prompt alone, chunked as the engine chunks it: each chunk attends to the prefix
+    before it (and an MLA model re-expands that prefix)."""
+    chunk = min(tokens, budget) if chunked and budget else tokens
+    chunks = math.ceil(tokens / chunk)
+    mean_prefix = chunk * (chunks - 1) / 2
+    step = replica.step(0.0, 0.0, chunk, mean_prefix + chunk / 2, mean_prefix / chunk)
+    return chunks * step.seconds * (tokens / (chunk * chunks))
 
 
 def estimate(
-    spec: ModelSpec,
+    replica: ReplicaModel | None,
     req: SizingRequest,
-    gpu: GPU,
-    tp: int,
+    profile: PerfProfile,
+    limits: EngineLimits | None,
     context: int,
-    rep: Replica,
     sequences_per_replica: int,
     replicas: int,
+    reason: str | None = None,
 ) -> dict[str, Any]:
-    profile = get_profile(req.perf_profile)
     out: dict[str, Any] = dict.fromkeys(TIME_KEYS)
-    out["profile"] = profile.name
+    out.update(profile=profile.name, profile_source=profile.source, note=NOTE)
     out["prompt_tokens"] = req.prompt_tokens if req.prompt_tokens is not None else context
     out["output_tokens"] = req.output_tokens
-    out["profile_source"] = profile.source
-    out["note"] = (
-        "Estimates, not measurements: all B sequences at the full context (the slowest step of "
-        "their lives), uniform MoE routing, an empty queue for TTFT."
-    )
-    reason = missing_figures(gpu, tp)
     if reason is None and sequences_per_replica < 1:
         reason = "no sequence of this context fits, so there is no decode step to time"
-    if reason is not None:
-        out["reason"] = reason
+    if reason is not None or replica is None or limits is None:
+        out["reason"] = reason or "not estimated"
         return out
-    model = step_model(spec, gpu, tp, rep.weights, rep.profile, rep.plan.precision, profile.name)
+    model = replica.model
     wanted = -(-req.concurrency // replicas)
     batch = min(wanted, sequences_per_replica)
-    parts = model.decode(batch, context)
-    step = parts.total
-    tokens_per_s = batch / step
-    ttft = model.prefill(out["prompt_tokens"])
+    step = replica.step(batch, context)
+    parts = step.parts
+    seconds = step.seconds
+    per_step = replica.tokens_per_step  # > 1 when drafts are verified (speculative decoding)
+    tokens_per_s = batch * per_step / seconds
+    ttft = prefill_seconds(replica, out["prompt_tokens"], limits.chunk_tokens, limits.chunked)
     out.update(
-        decode_step_ms=_ms(step),
-        tpot_ms=_ms(step),
+        decode_step_ms=_ms(seconds),
+        tpot_ms=_ms(seconds / per_step),
         tokens_per_s=round(tokens_per_s, 1),
         tokens_per_s_total=round(tokens_per_s * replicas, 1),
         ttft_ms=_ms(ttft),
@@ -106,56 +93,77 @@ def estimate(
             "weights": _ms(parts.weights),
             "kv": _ms(parts.kv),
             "compute": _ms(parts.compute),
-            "communication": _ms(parts.communication),
-            "overhead": _ms(parts.overhead),
+            "communication": _ms(parts.communication + step.hops),
+            "overhead": _ms(parts.overhead + seconds - parts.total - step.hops),
         },
         ridge_batch=model.ridge_batch(),
+        step_grows_from_batch=step_grows_from(replica, context),
         reason=None,
     )
     if req.output_tokens is not None:
-        out["request_ms"] = _ms(ttft + req.output_tokens * step)
-    bound, detail = _bound(parts, wanted, sequences_per_replica, batch, context)
-    if spec.params.experts:
-        detail["experts_touched_per_layer"] = round(
-            experts_touched(spec.params.experts, spec.params.experts_per_token, batch), 1
-        )
-        detail["experts"] = spec.params.experts
+        out["request_ms"] = _ms(ttft + req.output_tokens * seconds / per_step)
+    bound, detail = _bound(parts, wanted, sequences_per_replica, batch, context, seconds)
+    experts = model.moe.experts if model.moe else 0
+    if experts:
+        k = model.moe.top_k if model.moe else 0
+        detail["experts_touched_per_layer"] = round(experts_touched(experts, k, batch), 1)
+        detail["experts"] = experts
     out["bound"], out["bound_detail"] = bound, detail
     if req.tpot_slo_ms is not None:
-        out["slo"] = _slo(model, req.tpot_slo_ms, context, sequences_per_replica, replicas)
+        out["slo"] = _slo(replica, req, context, sequences_per_replica, replicas)
     if req.gpu_hour_usd is not None:
-        per_hour = req.gpus * req.gpu_hour_usd
-        out["cost_per_million_output_tokens_usd"] = round(
-            per_hour / (tokens_per_s * replicas * 3600) * 1e6, 4
+        out["cost_per_million_output_tokens_usd"] = _cost(
+            req.gpus * req.gpu_hour_usd, tokens_per_s * replicas
         )
     return out
 
 
 def curve(
-    model: StepModel, context: int, batches: list[int], replicas: int = 1
+    replica: ReplicaModel, context: int, batches: list[int], replicas: int = 1
 ) -> list[dict[str, float]]:
     """Tokens/s and TPOT at each batch size (for the calculator's chart and table)."""
     rows = []
     for b in batches:
-        step = model.decode(b, context).total
+        step = replica.step(b, context).seconds / replica.tokens_per_step
         rows.append(
             {"batch": b, "tpot_ms": _ms(step), "tokens_per_s": round(b / step * replicas, 1)}
         )
     return rows
 
 
+def step_grows_from(replica: ReplicaModel, context: int, rise: float = 0.1) -> int:
+    """The batch at which a decode step is ``rise`` (10%) longer than at batch 1: where the KV
+    reads (which grow with every sequence) and then the FLOPs stop riding on the weight read."""
+    base = replica.step(1, context).seconds
+    lo, hi = 1, 1 << 16
+    if replica.step(hi, context).seconds <= base * (1 + rise):
+        return hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if replica.step(mid, context).seconds > base * (1 + rise):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def _ms(seconds: float) -> float:
     return round(seconds * 1e3, 3)
 
 
+def _cost(per_hour: float, tokens_per_s: float) -> float | None:
+    if tokens_per_s <= 0:
+        return None
+    return round(per_hour / (tokens_per_s * 3600) * 1e6, 4)
+
+
 def _bound(
-    parts: StepParts, wanted: int, fit: int, batch: int, context: int
+    parts: StepParts, wanted: int, fit: int, batch: int, context: int, step: float
 ) -> tuple[str, dict[str, Any]]:
-    step = parts.total
     phases = {"weight_bandwidth": 0.0, "kv_bandwidth": 0.0, "compute": 0.0}
     phases["compute" if parts.linear_compute_bound else "weight_bandwidth"] += parts.linear
     phases["compute" if parts.attention_compute_bound else "kv_bandwidth"] += parts.attention
-    phases["communication"] = parts.communication
+    phases["communication"] = parts.communication + max(0.0, step - parts.total)
     largest = max(phases, key=lambda k: phases[k])
     detail: dict[str, Any] = {
         "sequences_requested_per_replica": wanted,
@@ -165,7 +173,7 @@ def _bound(
         "kv_share": round(parts.kv / step, 3),
         "weights_share": round(parts.weights / step, 3),
         "compute_share": round(parts.compute / step, 3),
-        "communication_share": round(parts.communication / step, 3),
+        "communication_share": round((parts.communication + step - parts.total) / step, 3),
         "overhead_share": round(parts.overhead / step, 3),
         "weight_bytes_read_per_gpu": parts.weight_bytes,
         "kv_bytes_read_per_gpu": parts.kv_bytes,
@@ -177,17 +185,24 @@ def _bound(
     return largest, detail
 
 
-def _slo(model: StepModel, slo_ms: float, context: int, fit: int, replicas: int) -> dict[str, Any]:
-    """The largest batch (up to what fits) whose step meets the TPOT target, and its throughput."""
+MAX_BATCH = 1 << 20
+
+
+def _slo(
+    replica: ReplicaModel, req: SizingRequest, context: int, fit: int, replicas: int
+) -> dict[str, Any]:
+    """The largest batch (up to what fits) whose step meets the TPOT target, its throughput and,
+    with a price, what a million output tokens cost there."""
+    slo_ms = req.tpot_slo_ms or 0.0
     top = min(fit, MAX_BATCH)
-    seconds = model.step_seconds(context)
 
-    def meets(b: int) -> bool:
-        return seconds(b) * 1e3 <= slo_ms
+    def seconds(b: int) -> float:  # per output token
+        return replica.step(b, context).seconds / replica.tokens_per_step
 
-    if not meets(1):
+    base: dict[str, Any] = {"tpot_slo_ms": slo_ms, "cost_per_million_output_tokens_usd": None}
+    if seconds(1) * 1e3 > slo_ms:
         return {
-            "tpot_slo_ms": slo_ms,
+            **base,
             "max_batch": 0,
             "tokens_per_s": 0.0,
             "tokens_per_s_total": 0.0,
@@ -196,26 +211,21 @@ def _slo(model: StepModel, slo_ms: float, context: int, fit: int, replicas: int)
     lo, hi = 1, top
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if meets(mid):
+        if seconds(mid) * 1e3 <= slo_ms:
             lo = mid
         else:
             hi = mid - 1
     step = seconds(lo)
+    total = lo / step * replicas
+    cost = None
+    if req.gpu_hour_usd is not None:
+        cost = _cost(req.gpus * req.gpu_hour_usd, total)
     return {
-        "tpot_slo_ms": slo_ms,
+        **base,
         "max_batch": lo,
         "tpot_ms": _ms(step),
         "tokens_per_s": round(lo / step, 1),
-        "tokens_per_s_total": round(lo / step * replicas, 1),
+        "tokens_per_s_total": round(total, 1),
         "limited_by": "kv_capacity" if lo == top else "tpot",
+        "cost_per_million_output_tokens_usd": cost,
     }
-
-
-def model_for(spec: ModelSpec, req: SizingRequest) -> StepModel | None:
-    """The step model of a request's replica (for curves over batch), or None when the GPU's
-    figures are unsourced."""
-    gpu, tp, _ = resolve(spec, req)
-    if missing_figures(gpu, tp) is not None:
-        return None
-    rep = Replica(spec, req, gpu, tp)
-    return step_model(spec, gpu, tp, rep.weights, rep.profile, rep.plan.precision, req.perf_profile)

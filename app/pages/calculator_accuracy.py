@@ -1,0 +1,119 @@
+"""`/calculator/accuracy`: every published measurement the time model is checked against, the
+prediction the sizing core makes for its set-up, the ratio, and the summary the goal is judged on.
+
+The points are app/sizing/time/published_points.yaml, read once (the core parses no YAML); the
+evaluation runs once per process (a second or so) and is reused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.sizing.accuracy.evaluate import METRIC_UNITS, AccuracyReport, PointResult, evaluate
+from app.web.deps import Templates
+
+POINTS_FILE = Path(__file__).resolve().parents[1] / "sizing" / "time" / "published_points.yaml"
+GOAL_SHARE = 0.85
+
+router = APIRouter(include_in_schema=False)
+
+
+@cache
+def published_points() -> list[dict[str, Any]]:
+    points = yaml.safe_load(POINTS_FILE.read_text(encoding="utf-8"))
+    return points if isinstance(points, list) else []
+
+
+@cache
+def accuracy_report() -> AccuracyReport:
+    return evaluate(published_points())
+
+
+def figure(value: float | None) -> str:
+    """A measured or predicted figure as a reader writes it: 25,399 · 640.6 · 6.00."""
+    if value is None:
+        return "—"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 100:
+        return f"{value:,.1f}"
+    return f"{value:,.2f}"
+
+
+@dataclass
+class Row:
+    result: PointResult
+    setup: str
+    load: str
+    metric: str
+    verdict: str  # "within", "off", "far"
+
+    @property
+    def point(self) -> dict[str, Any]:
+        return self.result.point
+
+
+def setup_words(point: dict[str, Any]) -> str:
+    s = point["settings"]
+    layout = [f"TP{s['tp']}"]
+    if s.get("pp", 1) > 1:
+        layout.append(f"PP{s['pp']}")
+    if s.get("ep") and s["ep"] > 1:
+        layout.append(f"EP{s['ep']}")
+    if s.get("dp_attention"):
+        layout.append("DP attention")
+    spec = s.get("spec_decoding")
+    draft = f", {spec['method'].upper()} {spec['draft_tokens']}" if spec else ""
+    return (
+        f"{point['model']} on {point['gpus']} × {point['gpu']}, {' '.join(layout)}, "
+        f"{s['weight_dtype']} weights / {s['kv_dtype']} KV, {s['prompt_tokens']:,} in / "
+        f"{s['output_tokens']:,} out{draft}"
+    )
+
+
+def load_words(settings: dict[str, Any]) -> str:
+    if settings.get("max_throughput"):
+        return "max throughput"
+    if settings.get("request_rate") is not None:
+        return f"{settings['request_rate']:g} requests/s"
+    return f"concurrency {settings['concurrency']:,}"
+
+
+def rows(report: AccuracyReport) -> list[Row]:
+    out = []
+    for r in report.results:
+        verdict = "within" if r.within else "far" if r.far else "off"
+        point = r.point
+        out.append(
+            Row(
+                r,
+                setup_words(point),
+                load_words(point["settings"]),
+                METRIC_UNITS.get(point["metric"], point["metric"]),
+                verdict,
+            )
+        )
+    return out
+
+
+@router.get("/calculator/accuracy")
+def accuracy(request: Request, templates: Templates) -> Response:
+    report = accuracy_report()
+    summaries = {which: report.summary(which) for which in ("all", "open", "held_out")}
+    overall = summaries["all"]
+    values = {
+        "figure": figure,
+        "rows": rows(report),
+        "summaries": summaries,
+        "goal_share": GOAL_SHARE,
+        "goal_met": overall.share_within >= GOAL_SHARE and overall.far == 0,
+        "publishers": sorted({p["publisher"].split(" (")[0] for p in published_points()}),
+    }
+    return templates.page(request, "calculator_accuracy.html", values)

@@ -1,0 +1,141 @@
+"""Each serving engine's default batch limits, read from its code, for one engine instance.
+
+- **vLLM** (``vllm/engine/arg_utils.py`` ``EngineArgs.get_batch_defaults``, commit 99d7eb5d):
+  on a GPU with at least 70 GiB that is not an A100, the OpenAI server defaults to
+  ``max_num_batched_tokens`` 8192 and ``max_num_seqs`` 1024; elsewhere 2048 and 256. V1 always
+  chunks prefill into that token budget, decode tokens first ("V1 always uses chunked
+  prefills").
+- **SGLang** (``python/sglang/srt/server_args.py``, ``chunked_prefill_size`` by GPU memory):
+  2048 under 35 GB, 8192 under 160 GB (H100, H200, A100), 16384 above (B200, MI300);
+  ``max_running_requests`` from the pool (``model_runner``: ``min(max(pool_tokens /
+  context_len × 512, 2048), 4096)``).
+- **TensorRT-LLM** (``tensorrt_llm/builder.py`` ``BuildConfig``; ``trtllm-serve`` takes its
+  defaults): ``max_batch_size`` 2048, ``max_num_tokens`` 8192; ``trtllm-serve`` leaves
+  ``enable_chunked_prefill`` off, so a prompt is prefilled whole in one step.
+- **pytorch**: no scheduler; a prompt is prefilled whole and the batch is what memory holds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from .gpus import GPU
+
+GIB = 1 << 30
+MIB = 1 << 20
+
+ENGINES = ("vllm", "sglang", "trtllm", "pytorch")
+DEFAULT_ENGINE = "vllm"
+ENGINE_NAMES = {
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "trtllm": "TensorRT-LLM",
+    "pytorch": "plain PyTorch",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class EngineLimits:
+    max_seqs: int  # running sequences one engine instance admits
+    max_seqs_name: str  # the engine's flag
+    max_seqs_source: str
+    chunk_tokens: int | None  # tokens per step shared by decode and prefill; None: no budget
+    chunk_name: str
+    chunk_source: str
+    chunked: bool  # a long prompt is split across steps (else prefilled whole)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "max_seqs": self.max_seqs,
+            "max_seqs_flag": self.max_seqs_name,
+            "max_seqs_source": self.max_seqs_source,
+            "chunk_tokens": self.chunk_tokens,
+            "chunk_flag": self.chunk_name,
+            "chunk_source": self.chunk_source,
+            "chunked_prefill": self.chunked,
+        }
+
+
+def trtllm_bench_tokens(requests: int, prompt: int, output: int, pp: int) -> int:
+    """``max_num_tokens`` as trtllm-bench picks it for a dataset (tensorrt_llm/bench/build/
+    tuning.py ``finetune_setting``): the batch's share of prompt tokens per output token, capped
+    at 32,768, rounded up to 256/512/1,024, at least 2,048."""
+    raw_bs = min(requests, 4096) / pp
+    raw = min(raw_bs * (1 + prompt / max(1, output)), 32768)
+    if raw < 4096:
+        return max(2048, 256 * math.ceil(raw / 256))
+    if raw < 8192:
+        return 512 * math.ceil(raw / 512)
+    return 1024 * math.ceil(raw / 1024)
+
+
+def with_overrides(
+    limits: EngineLimits, max_batch: int | None, max_tokens: int | None
+) -> EngineLimits:
+    """The limits with the request's own ``max_batch`` / ``max_num_tokens`` in place."""
+    if max_batch is not None:
+        limits = replace(limits, max_seqs=max_batch, max_seqs_source="as given (max_batch)")
+    if max_tokens is not None:
+        limits = replace(limits, chunk_tokens=max_tokens, chunk_source="as given (max_num_tokens)")
+    return limits
+
+
+def engine_limits(
+    engine: str,
+    gpu: GPU,
+    pool_tokens: int,
+    context: int,
+    bench: tuple[int, int, int, int] | None = None,
+) -> EngineLimits:
+    """The engine's default limits on this GPU; ``pool_tokens`` and ``context`` feed SGLang's
+    rule, which sizes ``max_running_requests`` from the KV pool. ``bench`` (requests that fit,
+    prompt, output, pp) selects TensorRT-LLM's offline benchmark settings, which trtllm-bench
+    derives from the dataset instead of the server defaults."""
+    if engine == "vllm":
+        big = gpu.memory_bytes >= 70 * GIB and not gpu.id.startswith("A100")
+        where = "a GPU with ≥ 70 GiB that is not an A100" if big else "this GPU (< 70 GiB or A100)"
+        src = f"vllm/engine/arg_utils.py get_batch_defaults, OpenAI server on {where}"
+        return EngineLimits(
+            1024 if big else 256,
+            "--max-num-seqs",
+            src,
+            8192 if big else 2048,
+            "--max-num-batched-tokens",
+            src,
+            True,
+        )
+    if engine == "sglang":
+        mem_mib = gpu.memory_bytes // MIB
+        chunk = 2048 if mem_mib < 35 * 1024 else 8192 if mem_mib < 160 * 1024 else 16384
+        reqs = min(max(pool_tokens * 512 // max(1, context), 2048), 4096)
+        return EngineLimits(
+            reqs,
+            "--max-running-requests",
+            "sglang model_runner: min(max(pool tokens / context × 512, 2048), 4096)",
+            chunk,
+            "--chunked-prefill-size",
+            "sglang server_args.py: 2048 under 35 GB, 8192 under 160 GB, 16384 above",
+            True,
+        )
+    if engine == "trtllm" and bench is not None:
+        fit, prompt, output, pp = bench
+        src = "tensorrt_llm/bench/build/tuning.py finetune_setting (trtllm-bench)"
+        tokens = trtllm_bench_tokens(fit, prompt, output, pp)
+        return EngineLimits(
+            max(1, fit),
+            "--max_batch_size",
+            src + ": what memory holds",
+            tokens,
+            "--max_num_tokens",
+            src,
+            False,
+        )
+    if engine == "trtllm":
+        src = "tensorrt_llm/builder.py BuildConfig defaults, used by trtllm-serve"
+        return EngineLimits(
+            2048, "--max_batch_size", src, 8192, "--max_num_tokens", src + " (no chunking)", False
+        )
+    return EngineLimits(
+        1 << 30, "(none)", "no scheduler: the batch is what memory holds", None, "(none)", "", False
+    )

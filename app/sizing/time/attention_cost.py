@@ -1,0 +1,68 @@
+"""Attention's own cost per GPU: cache bytes a decode step reads, and the products it does.
+
+Per cached token (or prompt pair) and per head on this GPU:
+
+- K/V attention: 2·(head_dim + v_head_dim) FLOPs (scores, then values), decode or prefill.
+- MLA decode (absorbed, vLLM/SGLang FlashMLA path): scores over the latent and its RoPE part,
+  values over the latent: 2·(2·kv_lora_rank + rope) FLOPs, reading the latent once per sequence.
+- MLA prefill (the latent decompressed into heads, vLLM ``MLACommonImpl`` prefill path): ordinary
+  attention, 2·(qk_head + v_head) per pair, plus re-expanding each cached prefix token the
+  chunk attends to through ``kv_b_proj``: 2·rank·(qk_nope + v_head) FLOPs per head.
+
+Windows cap the pairs at the window. Heads split across tensor-parallel ranks; under data-parallel
+attention each rank runs every head on its own share of the sequences, which is the same FLOPs,
+but it reads only its own sequences' cache (the MLA latent is not read by every rank).
+"""
+
+from __future__ import annotations
+
+from ..memory.kv import CacheProfile
+from ..model.spec import ModelSpec
+
+
+class AttentionCost:
+    def __init__(self, spec: ModelSpec, tp: int, rate: float) -> None:
+        self.tp = tp
+        self.rate = rate  # FLOP/s the attention kernels reach on one GPU
+        self.decode_terms: list[tuple[float, int | None]] = []
+        self.prefill_terms: list[tuple[float, int | None]] = []
+        self.decompress = 0.0  # FLOPs to re-expand one cached MLA token in every layer
+        for cls in spec.classes:
+            att = cls.attention
+            if att is None or att.shared:
+                continue
+            layers = len(cls.indices)
+            heads = att.num_heads / tp
+            if att.is_mla:
+                rank, rope = att.kv_lora_rank or 0, att.qk_rope_head_dim or 0
+                nope = att.head_dim - rope
+                decode = 2 * heads * (2 * rank + rope)
+                prefill = 2 * heads * (att.head_dim + att.v_head_dim)
+                self.decompress += 2 * rank * heads * (nope + att.v_head_dim) * layers
+            else:
+                decode = prefill = 2 * heads * (att.head_dim + att.v_head_dim)
+            self.decode_terms.append((decode * layers, att.window))
+            self.prefill_terms.append((prefill * layers, att.window))
+
+    def decode_flops(self, sequences: float, context: float) -> float:
+        return sequences * sum(per * _span(context, w) for per, w in self.decode_terms)
+
+    def prefill_flops(self, tokens: float, context: float) -> float:
+        """``tokens`` prompt tokens each attending to ``context`` tokens on average."""
+        if tokens <= 0:
+            return 0.0
+        return tokens * sum(per * _span(context, w) for per, w in self.prefill_terms)
+
+    def decompress_flops(self, cached_per_token: float) -> float:
+        """Per prompt token: re-expanding ``cached_per_token`` cached MLA tokens (all layers)."""
+        return self.decompress * cached_per_token
+
+    def decode_bytes(
+        self, cache: CacheProfile, sequences: float, context: float, data_parallel: bool
+    ) -> float:
+        per_rank = sequences / self.tp if data_parallel else sequences
+        return per_rank * cache.bytes_at(max(1, round(context)))
+
+
+def _span(context: float, window: int | None) -> float:
+    return context if window is None else min(context, window)

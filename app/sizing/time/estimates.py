@@ -1,0 +1,187 @@
+"""The time side of a sizing, built from a resolved layout and replica: the ``time`` object, the
+``workload`` object, and the replica model behind both (for curves and the planner).
+
+A time estimate must never turn a memory answer into a failure: anything that goes wrong here
+comes back as a ``reason`` in the object it concerns, with the figures null.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..catalogue.engines import ENGINE_NAMES, EngineLimits, engine_limits, with_overrides
+from ..catalogue.gpu_perf import missing_figures
+from ..catalogue.gpus import GPU
+from ..catalogue.perf_profiles import PerfProfile, get_profile
+from ..deployment.layout import Layout
+from ..deployment.request import SizingRequest, engine_name
+from ..errors import SizingError
+from ..memory.capacity import Replica
+from ..memory.placement import resolve_layout
+from ..model.spec import ModelSpec
+from .pipeline import ReplicaModel
+from .serving import WorkloadEstimate, estimate_workload, links, speculation_of, step_model_for
+from .timing import estimate
+from .workload import Workload
+
+WORKLOAD_NOTE = (
+    "Estimates, not measurements. Decode is timed at the mean context, prompt + output/2; "
+    "prefill is interleaved in steps under the engine's token budget; uniform MoE routing; "
+    "closed-loop streams (each sends its next request when the last one finishes)."
+)
+
+
+def replica_model(
+    spec: ModelSpec, req: SizingRequest, gpu: GPU, layout: Layout, rep: Replica
+) -> tuple[ReplicaModel | None, PerfProfile, str | None]:
+    profile = get_profile(engine_name(req))
+    reason = missing_figures(gpu, layout.tp)
+    if reason is not None:
+        return None, profile, reason
+    model = step_model_for(spec, gpu, layout, rep, profile, req.scale_out_gbps)
+    spec_decode = speculation_of(req.spec_tokens, req.spec_acceptance)
+    return ReplicaModel(model, layout.pp, spec_decode), profile, None
+
+
+def limits_for(
+    req: SizingRequest, gpu: GPU, rep: Replica, context: int, fit: int | None = None
+) -> EngineLimits:
+    """The engine's limits for this request: its defaults (trtllm-bench's for an offline
+    max-throughput run), then any ``max_batch`` / ``max_num_tokens`` the request sets."""
+    pool = rep.budget // rep.profile.per_token * rep.ranks if rep.profile.per_token else 0
+    bench = None
+    if req.max_throughput and fit is not None and req.prompt_tokens and req.output_tokens:
+        bench = (fit, req.prompt_tokens, req.output_tokens, rep.pp)
+    limits = engine_limits(engine_name(req), gpu, max(0, pool), context, bench)
+    return with_overrides(limits, req.max_batch, req.max_num_tokens)
+
+
+def time_object(
+    spec: ModelSpec,
+    req: SizingRequest,
+    gpu: GPU,
+    layout: Layout,
+    rep: Replica,
+    context: int,
+    per_replica: int,
+) -> dict[str, Any]:
+    profile = get_profile(engine_name(req))
+    try:
+        replica, profile, reason = replica_model(spec, req, gpu, layout, rep)
+        limits = limits_for(req, gpu, rep, context)
+        out = estimate(replica, req, profile, limits, context, per_replica, layout.replicas, reason)
+    except (SizingError, ArithmeticError, ValueError) as error:
+        out = estimate(None, req, profile, None, context, 0, 1, f"not estimated: {error}")
+    out["engine"] = profile.name
+    return out
+
+
+def workload_object(
+    spec: ModelSpec,
+    req: SizingRequest,
+    gpu: GPU,
+    layout: Layout,
+    rep: Replica,
+    context: int,
+) -> dict[str, Any] | None:
+    """Present when prompt and output tokens are given (concurrency defaults to 1)."""
+    if req.prompt_tokens is None or req.output_tokens is None:
+        return None
+    name = engine_name(req)
+    out: dict[str, Any] = {
+        "engine": name,
+        "engine_name": ENGINE_NAMES.get(name, name),
+        "layout": layout.to_dict(),
+        "inputs": {
+            "prompt_tokens": req.prompt_tokens,
+            "output_tokens": req.output_tokens,
+            "prefix_hit": req.prefix_hit,
+            "decode_context_mean": req.prompt_tokens + req.output_tokens / 2,
+            "sequence_tokens": req.prompt_tokens + req.output_tokens,
+            "context_integration": "mean",
+            "max_throughput": req.max_throughput,
+            "request_rate": req.request_rate,
+        },
+        "note": WORKLOAD_NOTE,
+        "reason": None,
+    }
+    try:
+        est, limits, profile = _estimate(spec, req, gpu, layout, rep, context)
+    except (SizingError, ArithmeticError, ValueError) as error:
+        out["reason"] = f"not estimated: {error}"
+        return out
+    if isinstance(est, str):
+        out["reason"] = est
+        return out
+    out.update(est.to_dict())
+    out["engine_limits"] = limits.to_dict()
+    out["efficiency"] = profile.to_dict()
+    if req.spec_tokens is not None and req.spec_acceptance is not None:
+        spec_decode = speculation_of(req.spec_tokens, req.spec_acceptance)
+        out["speculation"] = spec_decode.to_dict() if spec_decode else None
+    return out
+
+
+def _estimate(
+    spec: ModelSpec, req: SizingRequest, gpu: GPU, layout: Layout, rep: Replica, context: int
+) -> tuple[WorkloadEstimate | str, EngineLimits, PerfProfile]:
+    assert req.prompt_tokens is not None and req.output_tokens is not None
+    replica, profile, reason = replica_model(spec, req, gpu, layout, rep)
+    longest = req.prompt_tokens + req.output_tokens
+    fit = rep.sequences(longest)
+    limits = limits_for(req, gpu, rep, longest, fit)
+    if reason is not None or replica is None:
+        return reason or "not estimated", limits, profile
+    if longest > context:
+        return (
+            f"prompt + output = {longest:,} tokens is longer than the context of {context:,} "
+            "(the engine's max_model_len); raise the context or shorten the workload",
+            limits,
+            profile,
+        )
+    if fit < 1:
+        return (
+            f"not one sequence of {longest:,} tokens (prompt + output) fits a replica",
+            limits,
+            profile,
+        )
+    load = Workload(req.prompt_tokens, req.output_tokens, req.prefix_hit)
+    est = estimate_workload(
+        replica,
+        load,
+        limits,
+        fit,
+        layout,
+        concurrency=None if req.max_throughput or req.request_rate else req.concurrency,
+        request_rate=req.request_rate,
+        gpu_hour_usd=req.gpu_hour_usd,
+        tpot_slo_ms=req.tpot_slo_ms,
+    )
+    _, group_link, stage_link = links(gpu, layout, profile, req.scale_out_gbps)
+    est.notes.extend(_notes(layout, group_link, stage_link, est))
+    return est, limits, profile
+
+
+def _notes(layout: Layout, group: str, stage: str, est: WorkloadEstimate) -> list[str]:
+    notes = []
+    if layout.crosses_scale_up_domain:
+        notes.append(
+            f"The tp={layout.tp} group spans more than one scale-up domain of {layout.domain} "
+            f"GPUs: its collectives run over the {group}, not the scale-up link."
+        )
+    if layout.pp > 1:
+        notes.append(f"{layout.pp} pipeline stages; activations hop between them over {stage}.")
+    if est.queued:
+        notes.append(
+            f"{est.queued:,} of {est.concurrency:,} streams wait in the queue ({est.limited_by} "
+            f"holds {est.running_per_replica:,} per replica); their wait is in TTFT."
+        )
+    return notes
+
+
+def model_for(spec: ModelSpec, req: SizingRequest) -> ReplicaModel | None:
+    """The replica model of a request (for curves over batch), or None when it cannot be timed."""
+    gpu, layout, _ = resolve_layout(spec, req)
+    rep = Replica(spec, req, gpu, layout.tp, layout)
+    replica, _, _ = replica_model(spec, req, gpu, layout, rep)
+    return replica

@@ -1,0 +1,28 @@
+"""How much of its peak a matrix product reaches, by the length of its reduction (K).
+
+DeepGEMM's published FP8 figures on an H800 (deepseek-ai/DeepGEMM README, its first release)
+for dense products at M = 4096 reach 590 TFLOPS at K = 512, about 1,000-1,060 at K = 1,536-2,048,
+1,304 at K = 7,168 and 1,358 at K = 16,384 of 1,979: the share of peak follows K / (K + 650)
+(the prologue and epilogue of each output tile are paid once per tile, whatever its K), and the
+grouped (MoE) products of its contiguous layout sit on the same curve (1,093-1,099 at K = 2,048,
+1,288-1,297 at K = 7,168). So a down projection split thin by tensor parallelism, or a small
+expert's, multiplies well below the rate of a wide one. The engine profile's ``compute`` share is
+the rate a long-K product reaches; this curve scales it per matrix.
+"""
+
+from __future__ import annotations
+
+K_HALF = 650  # the K at which a product reaches half its long-K share
+
+
+def shape_efficiency(k: float) -> float:
+    return k / (k + K_HALF) if k > 0 else 1.0
+
+
+def mixed_efficiency(parts: list[tuple[float, float]]) -> float:
+    """The efficiency of products done back to back: FLOPs ÷ Σ(FLOPs ÷ efficiency), for
+    (FLOPs share, K) pairs."""
+    total = sum(share for share, _ in parts)
+    if total <= 0:
+        return 1.0
+    return total / sum(share / shape_efficiency(k) for share, k in parts if share > 0)

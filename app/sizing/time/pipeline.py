@@ -1,0 +1,71 @@
+"""One replica's step as the workload sees it: pipeline stages, micro-batches and draft tokens.
+
+With ``pp`` stages the engine keeps up to ``pp`` micro-batches in flight (vLLM's virtual engines,
+SGLang's micro-batches): each sequence's next token needs one pass of its micro-batch through
+every stage — the group's step for that micro-batch — plus ``pp − 1`` hops of its activations
+(tokens × hidden × 2 bytes) to the next stage. Fewer running sequences than stages leave stages
+idle (the pipeline bubble): the pass takes as long, and fewer tokens come out of it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..model.dtypes import MODEL_DTYPE_BYTES
+from .speculative import Speculation
+from .step_model import StepModel, StepParts
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    seconds: float  # one round: every running sequence gains a step's tokens
+    parts: StepParts  # the group's step for one micro-batch
+    hops: float  # stage-to-stage transfers in the round
+
+
+class ReplicaModel:
+    def __init__(self, model: StepModel, pp: int, speculation: Speculation | None) -> None:
+        self.model = model
+        self.pp = pp
+        self.spec = speculation
+        self.hop_latency = model.profile.allreduce_latency_us * 1e-6
+
+    def micro_batches(self, decode: float, prefill: float = 0.0) -> int:
+        """Micro-batches in flight: one per stage once there is work for each."""
+        work = math.ceil(decode - 1e-9) + (self.pp if prefill > 0 else 0)
+        return max(1, min(self.pp, work))
+
+    def hop(self, tokens: float) -> float:
+        if self.pp == 1:
+            return 0.0
+        per_hop = tokens * self.model.hidden * MODEL_DTYPE_BYTES / self.model.links.stage
+        return (self.pp - 1) * (per_hop + self.hop_latency)
+
+    def step(
+        self,
+        decode: float,
+        context: float,
+        prefill: float = 0.0,
+        prefill_context: float = 0.0,
+        decompressed: float = 0.0,
+    ) -> Step:
+        """One round for ``decode`` running sequences of this replica (and a prompt chunk)."""
+        m = self.micro_batches(decode, prefill)
+        per_micro = decode / m
+        queries = self.spec.queries_per_sequence if self.spec and decode > 0 else 1
+        # Prompt tokens of the round spread over its micro-batches, one pass each.
+        parts = self.model.step(
+            per_micro, context, prefill / m, prefill_context, decompressed, queries
+        )
+        seconds = parts.total
+        if self.spec and decode > 0:
+            layer = (parts.total - parts.overhead) / self.model.layers
+            fixed = self.model.kernels * self.model.profile.kernel_us * 1e-6 / self.model.layers
+            seconds += self.spec.drafter_seconds(layer + fixed)
+        hops = self.hop(per_micro * queries + prefill / m)
+        return Step(seconds + hops, parts, hops)
+
+    @property
+    def tokens_per_step(self) -> float:
+        return self.spec.tokens_per_step if self.spec else 1.0

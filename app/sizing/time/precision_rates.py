@@ -1,0 +1,77 @@
+"""The matrix rate the linear layers run at, for the weight precision in use on this GPU.
+
+Kernels either multiply in the weights' own precision on tensor cores that have it (bf16; fp8 W8A8
+on Hopper, Ada, Blackwell and CDNA3; NVFP4 W4A4 on Blackwell and MXFP4 on CDNA4), or, where the
+GPU has no such tensor cores or the format is weight-only (int4/int8 GPTQ/AWQ, fp8 on Ampere),
+dequantise each weight tile to bf16 in registers and multiply at the bf16 rate (vLLM's Marlin
+kernels). Dequantising costs instruction issue slots the tensor cores would otherwise use, so a
+weight-only kernel reaches ``WEIGHT_ONLY_EFFICIENCY`` of the bf16 rate once it is compute-bound;
+while it streams weights it gains the full byte saving. The rates are the datasheets' dense
+figures (``catalogue/gpus.py``); the share of them a kernel reaches is the engine profile's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..catalogue.gpus import GPU
+
+# Marlin's own figures (IST-DASLab/marlin README): close to the ideal 4x over fp16 up to batch
+# 16-32, falling to ~1.5x by 128 as the kernel turns compute-bound; at large batch it trails a
+# plain fp16 GEMM by the dequantise work, about a fifth of the issue slots.
+WEIGHT_ONLY_EFFICIENCY = 0.8
+# Low-precision GEMMs reach a smaller share of their (doubled) peak than bf16 ones: on the H200
+# the fp8 e4m3 product reached 1,317 of 1,979 TFLOP/s at 8192³ against bf16's 773 of 989
+# (measurements of 2026-11-30), 0.85 of bf16's share. FP4 is taken to keep fp8's share of its
+# own peak (no measurement here).
+LOW_PRECISION_SHARE = 0.85
+
+FP4_FAMILIES = frozenset({"fp4", "nvfp4", "mxfp4"})
+WEIGHT_ONLY = frozenset({"int4", "int8", "awq", "gptq", "compressed-tensors-int4"})
+
+
+@dataclass(frozen=True, slots=True)
+class MatmulRate:
+    tflops: float  # datasheet dense rate the kernel multiplies at
+    efficiency: float  # the kernel's share relative to bf16's (dequantising, low precision)
+    mode: str  # how the matmul runs, in words
+
+    @property
+    def effective_tflops(self) -> float:
+        return self.tflops * self.efficiency
+
+
+def matmul_rate(gpu: GPU, precision: str) -> MatmulRate | None:
+    """How the linear layers of a model whose weights are in ``precision`` multiply on ``gpu``;
+    None when the GPU has no sourced bf16 rate."""
+    bf16 = gpu.dense_bf16_tflops
+    if bf16 is None:
+        return None
+    p = precision.lower()
+    if p in ("bf16", "fp16"):
+        return MatmulRate(bf16, 1.0, f"{p} tensor cores")
+    if p == "fp8":
+        if gpu.dense_fp8_tflops:
+            return MatmulRate(gpu.dense_fp8_tflops, LOW_PRECISION_SHARE, "fp8 tensor cores (W8A8)")
+        return _weight_only(bf16, "fp8", "no fp8 tensor cores on this GPU")
+    if p in FP4_FAMILIES:
+        if gpu.dense_fp4_tflops:
+            if p == "mxfp4" and gpu.vendor == "NVIDIA":
+                # MXFP4 experts with MXFP8 activations on Blackwell (vLLM/FlashInfer's fused MoE)
+                return MatmulRate(
+                    gpu.dense_fp8_tflops or bf16,
+                    LOW_PRECISION_SHARE,
+                    "mxfp4 weights × mxfp8 activations",
+                )
+            return MatmulRate(gpu.dense_fp4_tflops, LOW_PRECISION_SHARE, "fp4 tensor cores (W4A4)")
+        return _weight_only(bf16, p, "no fp4 tensor cores on this GPU")
+    return _weight_only(bf16, p, "a weight-only format")
+
+
+def _weight_only(bf16: float, precision: str, why: str) -> MatmulRate:
+    return MatmulRate(
+        bf16,
+        WEIGHT_ONLY_EFFICIENCY,
+        f"{precision} weights dequantised to bf16 ({why}); {WEIGHT_ONLY_EFFICIENCY:.0%} of the "
+        "bf16 rate once compute-bound",
+    )

@@ -1,0 +1,173 @@
+"""A serving workload in steady state: N streams each sending a prompt of I tokens and reading O.
+
+The engine runs steps. In each, every decoding sequence gains a token, and prompt tokens fill
+what is left of the engine's per-step token budget (vLLM ``max_num_batched_tokens``, SGLang
+``chunked_prefill_size``): a prompt is prefilled in chunks interleaved with everyone's decode,
+so a decoding stream's TPOT includes the other streams' prefill chunks. Engines that do not chunk
+(TensorRT-LLM's default, plain PyTorch) put a whole prompt into one step.
+
+Contexts: a sequence decodes from I to I + O cached tokens; every decode step is timed at the
+mean, I + O/2 (step time is linear in the context between the bytes and FLOPs regimes, so the
+mean context gives the mean step). A prompt token attends to the cached prefix plus, on average,
+half its own uncached part. Prefix-cache hits (``prefix_hit``) skip their share of prefill but
+still occupy KV and are still read by every decode step.
+
+Steady state (a fixed point, solved by iteration): with D sequences decoding on average, a
+stream's life is R = TTFT + (O − 1) × TPOT; the request rate is X = N / R (Little's law);
+D = X × (O − 1) × TPOT. TPOT is the mean step a decoding stream sees: a decode-only step, or
+with another stream's prefill chunk in it for the share of time prefill runs. When the prompts
+arriving need more prefill than the step budget leaves (X × I beyond the prefill capacity), the
+engine is prefill-bound: X is capped there and the rest wait in the queue (their wait is in
+TTFT).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .pipeline import ReplicaModel
+
+ITERATIONS = 30  # outer: the decode count (converges in a handful)
+BISECTIONS = 24  # inner: the request rate, to about 1e-7 of its bracket
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    prompt_tokens: int
+    output_tokens: int
+    prefix_hit: float = 0.0
+
+    @property
+    def new_prompt_tokens(self) -> int:
+        return max(1, round(self.prompt_tokens * (1 - self.prefix_hit)))
+
+    @property
+    def cached_prompt_tokens(self) -> int:
+        return self.prompt_tokens - self.new_prompt_tokens
+
+    @property
+    def decode_context(self) -> float:
+        return self.prompt_tokens + self.output_tokens / 2
+
+    @property
+    def prefill_context(self) -> float:
+        return self.cached_prompt_tokens + self.new_prompt_tokens / 2
+
+
+@dataclass(frozen=True, slots=True)
+class SteadyState:
+    running: int  # sequences admitted per replica
+    decoding: float  # of which decoding on average
+    tpot: float  # seconds per output token, as a decoding stream sees it
+    ttft: float  # seconds from arrival to first token (prefill and queue)
+    latency: float  # seconds per request
+    requests_per_s: float  # one replica
+    prefill_share: float  # share of the replica's time spent prefilling
+    prefill_bound: bool  # prompts arrive faster than the step budget can prefill them
+    decode_step: float  # seconds of a decode-only round
+    prefill_step: float  # seconds of a round carrying a prompt chunk
+    chunk: int  # prompt tokens per chunk
+    chunks: int  # chunks per prompt
+    output_tokens: int  # per request
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        return self.requests_per_s * self.output_tokens
+
+
+def solve(
+    replica: ReplicaModel,
+    load: Workload,
+    running: int,
+    budget: int | None,
+    chunked: bool,
+) -> SteadyState:
+    """The steady state of ``running`` closed-loop streams on one replica.
+
+    For a given decode count D the step times are fixed; the request rate X then solves
+    X × latency(X) = N by bisection (latency grows with X, as more prefill lands in the steps a
+    stream sees), capped at the prefill capacity. D is then X × (O − 1) × TPOT, iterated."""
+    n = max(1, running)
+    stages = replica.pp
+    out_steps = max(0, load.output_tokens - 1) / replica.tokens_per_step
+    new = load.new_prompt_tokens
+    ctx, pctx = load.decode_context, load.prefill_context
+    chunked = chunked or (budget is not None and new > budget)  # a prompt over the budget
+    # First guess: each stream decodes for out_steps steps and prefills for about one.
+    d = n * out_steps / (out_steps + 1) if out_steps else 0.0
+    for _ in range(ITERATIONS):
+        chunk, chunks, room = _chunking(new, d / stages, budget, chunked)
+        decomp = (load.cached_prompt_tokens + chunk * (chunks - 1) / 2) / chunk
+        t_pf = replica.step(d, ctx, chunk, pctx, decomp).seconds
+        t_d = replica.step(max(1.0, d), ctx).seconds if out_steps else 0.0
+        full = replica.step(d, ctx, room * stages, pctx, decomp).seconds
+        capacity = room * stages / full  # prompt tokens per second, steps full of prompts
+        # A prompt arriving mid-step waits for that step to end (half a step on average).
+        prefill_time = chunks * t_pf + (0.5 * t_d if n > 1 else 0.0)
+
+        def tpot_at(
+            rate: float, times: tuple[float, float, float] = (prefill_time, t_pf, t_d)
+        ) -> float:
+            return _tpot(rate, n, *times)
+
+        top = capacity / new
+        bound = top * (prefill_time + out_steps * tpot_at(top)) < n
+        if bound:
+            rate = top
+        else:
+            lo, hi = 0.0, top
+            for _ in range(BISECTIONS):
+                mid = (lo + hi) / 2
+                if mid * (prefill_time + out_steps * tpot_at(mid)) < n:
+                    lo = mid
+                else:
+                    hi = mid
+            rate = (lo + hi) / 2
+        tpot = tpot_at(rate)
+        d_new = min(float(n), rate * out_steps * tpot) if out_steps else 0.0
+        if abs(d_new - d) < 2e-3 * n:
+            d = d_new
+            break
+        d = d_new if abs(d_new - d) < 0.2 * n else 0.5 * (d + d_new)
+    latency = max(n / rate, prefill_time + out_steps * tpot)
+    ttft = max(prefill_time, latency - out_steps * tpot)
+    busy = rate * chunks * max(0.0, t_pf - (t_d if d >= 1 else 0.0))
+    return SteadyState(
+        running=n,
+        decoding=d,
+        tpot=tpot / replica.tokens_per_step if out_steps else 0.0,
+        ttft=ttft,
+        latency=latency,
+        requests_per_s=rate,
+        prefill_share=min(1.0, busy),
+        prefill_bound=bound,
+        decode_step=t_d,
+        prefill_step=t_pf,
+        chunk=chunk,
+        chunks=chunks,
+        output_tokens=load.output_tokens,
+    )
+
+
+def _tpot(rate: float, n: int, prefill_time: float, t_pf: float, t_d: float) -> float:
+    """The mean step a decoding stream sees when the other streams' prompts arrive at ``rate``
+    per second: steps carrying a prompt chunk for the share of time prefill runs, else
+    decode-only steps (counted per step, as TPOT is)."""
+    others = min(1.0, rate * prefill_time * (n - 1) / n)
+    if not (others and t_pf and t_d):
+        return t_d
+    steps_with = others / t_pf
+    f = steps_with / (steps_with + (1 - others) / t_d)
+    return f * t_pf + (1 - f) * t_d
+
+
+def _chunking(new: int, decoding: float, budget: int | None, chunked: bool) -> tuple[int, int, int]:
+    """(tokens per chunk, chunks per prompt, prompt tokens a full step can carry)."""
+    if budget is None:
+        return new, 1, new
+    room = max(1, budget - math.ceil(decoding))
+    if not chunked:  # a whole prompt per step; several if the budget holds them
+        return new, 1, max(new, room)
+    chunk = min(new, room)
+    return chunk, math.ceil(new / room), room

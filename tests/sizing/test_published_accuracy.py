@@ -1,0 +1,64 @@
+"""The time model against the published points (app/sizing/time/published_points.yaml).
+
+The goal (issue 30): at least 85% of points within ±25% and none beyond 2×, with the median
+|ln ratio| reported. Where the goal is not met, the accuracy page shows the misses and says why;
+these tests hold the model to where it stands (it must not get worse) and the goal test turns
+green — failing as an unexpected pass — the day it is met, so its marker must then come off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from app.sizing.accuracy.evaluate import AccuracyReport, evaluate, request_for
+
+POINTS = yaml.safe_load(
+    (Path(__file__).resolve().parents[2] / "app/sizing/time/published_points.yaml").read_text()
+)
+# Where the model stands today (the accuracy page shows each point): it may only improve.
+FLOOR_WITHIN = 31
+CEILING_FAR = 9
+
+
+@pytest.fixture(scope="module")
+def report() -> AccuracyReport:
+    return evaluate(POINTS)
+
+
+def test_every_point_is_predicted(report: AccuracyReport) -> None:
+    missing = [(r.id, r.reason) for r in report.results if r.predicted is None]
+    assert missing == []
+
+
+def test_the_model_does_not_get_worse(report: AccuracyReport) -> None:
+    summary = report.summary()
+    assert summary.points == len(POINTS)
+    assert summary.within >= FLOOR_WITHIN, summary.to_dict()
+    assert summary.far <= CEILING_FAR, summary.to_dict()
+    assert summary.median_abs_log_ratio is not None
+
+
+@pytest.mark.xfail(strict=True, reason="goal not met yet: see /calculator/accuracy for the misses")
+def test_the_goal(report: AccuracyReport) -> None:
+    summary = report.summary()
+    assert summary.share_within >= 0.85 and summary.far == 0, summary.to_dict()
+
+
+def test_a_point_is_sized_as_its_source_ran_it() -> None:
+    point = next(
+        p for p in POINTS if p["id"].startswith("mlperf51-redhat-llama-3.1-8b-h100-vllm-off")
+    )
+    req = request_for(point)
+    assert (req.engine, req.gpu, req.gpus, req.tp) == ("vllm", "H100-SXM", 1, 1)
+    assert (req.prompt_tokens, req.output_tokens, req.max_throughput) == (871, 128, True)
+    assert (req.max_batch, req.max_num_tokens, req.kv_dtype) == (1024, 4096, "fp8")
+
+
+def test_the_evaluator_knows_no_point() -> None:
+    # No point's id or source appears in the evaluator: every prediction is generic.
+    source = (Path(__file__).resolve().parents[2] / "app/sizing/accuracy/evaluate.py").read_text()
+    for point in POINTS:
+        assert point["id"] not in source and point["source"] not in source

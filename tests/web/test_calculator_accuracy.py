@@ -1,0 +1,29 @@
+"""`/calculator/accuracy`: one row per published point with the prediction, and the summary."""
+
+from __future__ import annotations
+
+from html import unescape
+
+from starlette.testclient import TestClient
+
+from app.pages.calculator_accuracy import accuracy_report, published_points
+
+
+def test_the_page_lists_every_point_with_measured_predicted_and_ratio(
+    sqlite_client: TestClient,
+) -> None:
+    response = sqlite_client.get("/calculator/accuracy")
+    assert response.status_code == 200
+    html = unescape(response.text)
+    points = published_points()
+    assert html.count('<tr class="acc-') == len(points)
+    for point in points[:5]:
+        assert f'id="point-{point["id"]}"' in html and point["source"] in html
+    summary = accuracy_report().summary()
+    assert f"{summary.within} of {summary.points} points" in html
+    assert "Median |ln ratio|" in html and " style=" not in html
+
+
+def test_the_calculator_links_to_it(sqlite_client: TestClient) -> None:
+    html = sqlite_client.get("/calculator").text
+    assert 'href="/calculator/accuracy"' in html
