@@ -49,6 +49,12 @@ class SizingResult:
     formula: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     time: dict[str, Any] = field(default_factory=dict)  # timing.estimate: step time, TPOT, bound
+    # The reserve's estimate: activation peak and CUDA graphs (memory/overhead.py).
+    memory_breakdown: dict[str, Any] = field(default_factory=dict)
+    # Each engine's KV pool for this setup: vllm, sglang, trtllm (memory/engines.py).
+    engines: dict[str, Any] = field(default_factory=dict)
+    # The pasted index.json's cross-check (memory/checkpoint.py), when one is given.
+    checkpoint_index: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (ints, bools, strings, None; ratios and util are the only floats)."""

@@ -8,6 +8,8 @@ from ..catalogue.gpus import GPU
 from ..deployment.request import SizingRequest
 from ..memory.breakdown import layer_groups
 from ..memory.capacity import Replica, legal_tp_degrees, min_gpus, resolve, weights_reason
+from ..memory.checkpoint import CheckpointIndex, cross_check
+from ..memory.engines import Setup, engines_side_by_side
 from ..memory.kv import CacheProfile, profile
 from ..model.dtypes import kv_dtype_bytes
 from ..model.spec import ModelSpec
@@ -16,7 +18,12 @@ from ..units import fmt_bytes
 from .result import SizingResult
 
 
-def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
+def size(
+    spec: ModelSpec, req: SizingRequest | None = None, *, index: CheckpointIndex | None = None
+) -> SizingResult:
+    """Size ``spec`` for ``req``; ``index`` (a parsed model.safetensors.index.json) adds the
+    checkpoint cross-check. The engines and the cross-check never fail the exact answer: an
+    error in one is reported in its own field."""
     req = req or SizingRequest()
     gpu, tp, context = resolve(spec, req)
     kv_bytes = kv_dtype_bytes(req.kv_dtype)
@@ -99,14 +106,34 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
             "kv_dtype": req.kv_dtype,
             "weight_dtype": req.weight_dtype,
             "gpu_util": req.gpu_util,
-            "reserve_bytes": req.reserve,
+            "reserve_bytes": rep.reserve,
             "kv_budget_bytes": req.kv_budget_bytes,
         },
         layers=[{k: v for k, v in g.items() if k != "formula"} for g in groups],
         formula=_formula(groups, whole.per_token, context, whole, kv_bytes),
         notes=notes,
         time=estimate(spec, req, gpu, tp, context, rep, per_replica, replicas),
+        memory_breakdown=_breakdown(req, rep),
+        engines=engines_side_by_side(
+            Setup(spec, req, gpu, tp, context, replicas, rep.weights_per_gpu, rep.profile)
+        ),
+        checkpoint_index=None if index is None else _checked(spec, index),
     )
+
+
+def _breakdown(req: SizingRequest, rep: Replica) -> dict[str, Any]:
+    """The estimate behind the reserve (vLLM's rule), and whether the request overrides it."""
+    out = rep.overhead.to_dict()
+    out["reserve_bytes"] = 0 if req.kv_budget_bytes is not None else rep.reserve
+    out["overridden"] = req.reserve_bytes is not None or req.kv_budget_bytes is not None
+    return out
+
+
+def _checked(spec: ModelSpec, index: CheckpointIndex) -> dict[str, Any]:
+    try:
+        return cross_check(spec, index)
+    except Exception as error:
+        return {"total_size": index.total_size, "error": f"{type(error).__name__}: {error}"[:300]}
 
 
 def _cap_context(pool: int | None, limit: int | None) -> tuple[int | None, str | None]:
@@ -221,8 +248,9 @@ def _notes(
             "per-sequence figure (and its concurrency log) is somewhat higher."
         )
     notes.append(
-        "vLLM allocates KV in blocks (16 tokens by default), so each sequence can waste up to one "
-        "partly filled block per layer group; these figures are exact token counts."
+        "vLLM allocates KV in blocks (64 tokens by default in current releases, 16 in older "
+        "ones), so each sequence can waste up to one partly filled block per layer group; these "
+        "figures are exact token counts (`engines` rounds to each engine's own blocks)."
     )
     if whole.constant:
         notes.append(
@@ -274,9 +302,18 @@ def _notes(
     if gpu.memory_is_estimate:
         notes.append(f"{gpu.id} memory is an estimate: {gpu.memory_source}.")
     if req.kv_budget_bytes is None:
+        what = (
+            "as given"
+            if req.reserve_bytes is not None
+            else (
+                f"estimated as vLLM's activation peak "
+                f"({fmt_bytes(rep.overhead.part('activation_peak'))}) plus CUDA graphs "
+                f"({fmt_bytes(rep.overhead.part('cuda_graphs'))}), see memory_breakdown"
+            )
+        )
         notes.append(
-            f"Reserve: {fmt_bytes(req.reserve)} per GPU for activations, CUDA graphs and runtime "
-            f"(override with reserve_bytes); gpu_util {req.gpu_util} is vLLM's "
-            "gpu_memory_utilization (0.92 in current releases, 0.9 in older ones)."
+            f"Reserve: {fmt_bytes(rep.reserve)} per GPU, {what} (override with reserve_bytes); "
+            f"gpu_util {req.gpu_util} is vLLM's gpu_memory_utilization (0.92 in current "
+            "releases, 0.9 in older ones)."
         )
     return notes

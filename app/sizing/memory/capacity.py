@@ -19,6 +19,7 @@ from ..model.precision import shipped_weight_bytes
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
 from .kv import CacheProfile, profile
+from .overhead import Overhead, vllm_overhead
 
 AS_SHIPPED = "auto"  # weight_dtype: the precision the checkpoint ships (bf16 when it states none)
 
@@ -135,13 +136,18 @@ def usable_bytes(gpu: GPU, util: float) -> int:
 class Replica:
     """One engine instance of ``tp`` GPUs: its per-GPU budget and cache profile."""
 
+    overhead: Overhead
+
     def __init__(self, spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int) -> None:
         self.tp = tp
         self.plan = weight_plan(spec, req.weight_dtype)
         self.weights = self.plan.bytes
         self.weights_per_gpu = -(-self.weights // tp)
         self.usable = usable_bytes(gpu, req.gpu_util)
-        self.reserve = req.reserve
+        # The reserve: vLLM's activation peak and CUDA graphs, estimated (overhead.py), unless
+        # the request states one.
+        self.overhead: Overhead = vllm_overhead(spec, gpu, tp)
+        self.reserve = self.overhead.total if req.reserve_bytes is None else req.reserve_bytes
         if req.kv_budget_bytes is not None:
             self.budget = req.kv_budget_bytes
             self.fits_weights = self.weights_per_gpu + self.budget <= gpu.memory_bytes
@@ -216,6 +222,6 @@ def weights_reason(rep: Replica, gpu: GPU, req: SizingRequest) -> str | None:
         )
     return (
         f"weights ({fmt_bytes(rep.weights_per_gpu)} per GPU) plus the "
-        f"{fmt_bytes(rep.reserve)} runtime reserve leave no room for KV in the "
+        f"{fmt_bytes(rep.reserve)} runtime reserve (activation peak and CUDA graphs) leave no room for KV in the "
         f"{fmt_bytes(rep.usable)} usable per GPU"
     )

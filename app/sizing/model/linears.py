@@ -160,7 +160,7 @@ def _experts(keys: Keys, moe: Moe, name: str) -> list[Linear]:
     out = [Linear(f"{name}.gate", ROUTER, e, h)]
     out += _dense(moe.gated, h, inter, f"{name}.experts", EXPERTS, e)
     if keys.has("shared_expert_intermediate_size"):
-        shared = keys.int("shared_expert_intermediate_size")
+        shared = keys.int("shared_expert_intermediate_size", minimum=0)
         if shared:
             out += _dense(moe.gated, h, shared, f"{name}.shared_expert", SHARED)
             out.append(Linear(f"{name}.shared_expert_gate", ROUTER, 1, h))

@@ -81,9 +81,20 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         notes=tuple(notes),
         context_limit=limit.tokens,
         context_limit_source=limit.source,
-        linears=tuple(linear_inventory(keys, dims, layers)) if qc else (),
+        linears=_linears(keys, dims, layers, quantized=bool(qc)),
         quant=read_quantization(qc) if qc else None,
     )
+
+
+def _linears(keys: Keys, dims: Any, layers: Any, *, quantized: bool) -> tuple[Any, ...]:
+    """The matrix inventory: weight bytes as shipped need it (an error there is the config's);
+    otherwise only the overhead estimate reads it, which falls back to the residual stream."""
+    try:
+        return tuple(linear_inventory(keys, dims, layers))
+    except SizingError:
+        if quantized:
+            raise
+        return ()
 
 
 def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
