@@ -57,6 +57,7 @@ def install(app: FastAPI) -> None:
         viewer_outside_routes,
     )
     from app.accounts.sessions import ANONYMOUS
+    from app.api import configs as configs_api
     from app.api import content as content_api
     from app.api import docs as api_docs
     from app.api import drills as drills_api
@@ -100,6 +101,7 @@ def install(app: FastAPI) -> None:
         content_api.router,
         api_docs.router,
         sizing_api.router,
+        configs_api.router,
         drills_api.router,
         calculator.router,
         drills.router,

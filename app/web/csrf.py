@@ -29,7 +29,9 @@ CSRF_HEADER = "x-csrf-token"
 # a visitor's calculator page then carries no per-visitor token and can be cached), and
 # one-click unsubscribe links, whose signed token is the authority (mail clients POST them
 # without a page).
-EXEMPT_PATHS = frozenset({"/api/v1/sizing", "/calculator"})
+# /api/v1/configs stores anonymous content for a link and reads no cookie: it checks Origin and
+# requires a JSON body instead (app/api/configs.py); /calculator/share is its plain-form twin.
+EXEMPT_PATHS = frozenset({"/api/v1/sizing", "/api/v1/configs", "/calculator", "/calculator/share"})
 EXEMPT_PREFIXES = ("/unsubscribe/", "/api/v1/drills/")
 FAILED = "This form has expired or did not come from a Prefill page. Reload the page and try again."
 
