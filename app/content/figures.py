@@ -6,7 +6,9 @@
 
 Time figures (engine profile) are the fields of the result's ``time`` object, by bare name
 (``tpot_ms``, ``tokens_per_s``, ``ttft_ms``, ``ridge_batch`` …) or dotted into its parts
-(``bound_detail.kv_share``, ``breakdown_ms.kv``, ``slo.max_batch``).
+(``bound_detail.kv_share``, ``breakdown_ms.kv``, ``slo.max_batch``). Each engine's pool and the
+reserve's estimate are dotted too: ``engines.sglang.kv_capacity_tokens``,
+``engines.trtllm.kv_pool_bytes_per_gpu``, ``memory_breakdown.activation_peak_bytes``.
 
 So the text, the widget and the API can never disagree. Unknown models, fields, units or
 arguments are content errors that `prefill content check` reports.
@@ -192,7 +194,24 @@ def _time_lookup(record: dict[str, Any], field: str) -> float | int:
     return value
 
 
+NESTED = ("engines.", "memory_breakdown.")  # engines.sglang.kv_capacity_tokens, ...
+
+
+def _nested_lookup(record: dict[str, Any], field: str) -> float | int | None:
+    """A field inside the engines comparison or the reserve's estimate (dotted)."""
+    holder: Any = record
+    for part in field.split("."):
+        if not isinstance(holder, dict) or part not in holder:
+            raise DirectiveError(f"the sizing has no field {field!r}")
+        holder = holder[part]
+    if holder is not None and (isinstance(holder, bool) or not isinstance(holder, int | float)):
+        raise DirectiveError(f"field {field!r} is not a number")
+    return holder
+
+
 def _lookup(record: dict[str, Any], field: str, what: str) -> float | int | None:
+    if field.startswith(NESTED):
+        return _nested_lookup(record, field)
     if (
         field not in record
         and "time" in record

@@ -13,11 +13,11 @@ routed experts' inputs count top-k times, their combined output once. That is an
   ``min(max_num_batched_tokens, max_num_seqs)`` rows: bf16 logits, their fp32 copy
   (``Sampler.apply_sampling_params``: "Copy logits to a new FP32 tensor") and the sort
   ``apply_top_k_top_p`` makes (fp32 values, int64 indices): 18 bytes per vocabulary entry.
-- CUDA graphs: the largest captured batch keeps every layer's full-width outputs (residual,
-  hidden state and the row-parallel matrices' outputs, hidden size each) in the graph pool; the
-  graphs share that pool, captured largest first, so smaller batches reuse it. Checked against
-  vLLM 0.21's "Estimated CUDA graph memory" for Qwen3-8B; releases before 0.21 also kept the
-  split intermediate outputs and took several times more.
+- CUDA graphs: vLLM captures piecewise graphs split at attention, so the largest captured batch
+  keeps, in every layer, the tensors that cross those boundaries: the residual stream (hidden
+  size) and the attention's inputs (q, k, v or MLA latents) and output, split by tp. The graphs
+  share one pool, captured largest first, so smaller batches reuse it. Checked against vLLM
+  0.21's "Estimated CUDA graph memory" for Qwen3-8B; older releases took more.
 
 Checked against published start-up logs in tests/sizing/data/engine_startup_logs.json.
 """
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalogue.gpus import GPU
-from ..model.linears import EXPERTS
+from ..model.linears import ATTENTION, EXPERTS, MIXER
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
 
@@ -127,12 +127,13 @@ TRTLLM_GRAPH_SIZES = (*range(1, 32), 32, 64, 128)
 # Matrices whose output is all-reduced to the full hidden width under tensor parallelism.
 ROW_PARALLEL = (".o_proj", ".out_proj", ".down_proj")
 _LAYER = re.compile(r"^(.*?layers\.\d+)\.")
-_WORKING_SETS: dict[int, tuple[ModelSpec, tuple[tuple[int, int], ...]]] = {}
+_WORKING_SETS: dict[int, tuple[ModelSpec, tuple[tuple[int, int, int], ...]]] = {}
 
 
-def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int], ...]:
-    """Per layer: (rows split by tp, rows at full width), per token, from the matrix inventory.
-    Cached per spec object (a spec is immutable)."""
+def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int, int], ...]:
+    """Per layer, per token: (rows split by tp, rows at full width, the attention or mixer
+    boundary split by tp) from the matrix inventory. Cached per spec object (a spec is
+    immutable)."""
     hit = _WORKING_SETS.get(id(spec))
     if hit is not None and hit[0] is spec:
         return hit[1]
@@ -142,13 +143,18 @@ def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int], ...]:
     for linear in spec.linears:
         match = _LAYER.match(linear.name)
         layer = match.group(1) if match else linear.name
-        entry = per_layer.setdefault(layer, [0, 2 * h])
-        if linear.name.endswith(ROW_PARALLEL):
+        entry = per_layer.setdefault(layer, [0, 2 * h, 0])
+        row_parallel = linear.name.endswith(ROW_PARALLEL)
+        if row_parallel:
             entry[1] += linear.rows  # routed experts' outputs are combined into one
         else:
             entry[0] += (top_k if linear.kind == EXPERTS else 1) * linear.rows
-    rows = tuple((s, f) for s, f in per_layer.values()) or tuple(
-        (0, 2 * h) for _ in range(spec.num_layers)
+        if linear.kind in (ATTENTION, MIXER):
+            # What crosses the graph boundary at attention: its inputs (q, k, v, latents) and
+            # its output before the row-parallel projection.
+            entry[2] += linear.cols if row_parallel else linear.rows
+    rows = tuple((s_, f, g) for s_, f, g in per_layer.values()) or tuple(
+        (0, 2 * h, 0) for _ in range(spec.num_layers)
     )
     if len(_WORKING_SETS) > 256:
         _WORKING_SETS.clear()
@@ -157,10 +163,13 @@ def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int], ...]:
 
 
 def working_set(spec: ModelSpec, tp: int) -> tuple[int, int]:
-    """(largest layer's elements per token on one GPU, all layers' full-width elements per
-    token)."""
+    """(largest layer's elements per token on one GPU, all layers' piecewise-graph boundary
+    elements per token on one GPU: the residual stream plus the attention inputs and output,
+    split by tp)."""
     rows = _layer_rows(spec)
-    return max(-(-split // tp) + full for split, full in rows), sum(full for _, full in rows)
+    largest = max(-(-split // tp) + full for split, full, _ in rows)
+    boundary = sum(spec.hidden_size + -(-graph // tp) for _, _, graph in rows)
+    return largest, boundary
 
 
 def activation_peak(spec: ModelSpec, tp: int, tokens: int, rows: int, source: str) -> Part:
@@ -181,14 +190,14 @@ def activation_peak(spec: ModelSpec, tp: int, tokens: int, rows: int, source: st
 
 
 def cuda_graphs(spec: ModelSpec, tp: int, sizes: tuple[int, ...], source: str) -> Part:
-    """The largest captured batch's full-width outputs, held in every layer."""
+    """The largest captured batch's boundary tensors, held in every layer."""
     _, every_layer = working_set(spec, tp)
     largest = max(sizes)
     total = largest * BF16 * every_layer
     return Part(
         "cuda_graphs",
         total,
-        "largest captured batch × 2 B × Σ layers' full-width outputs per token "
+        "largest captured batch × 2 B × Σ layers' (hidden + attention inputs and output ÷ tp) "
         f"({len(sizes)} batch sizes captured into one shared pool)",
         f"{largest:,} × 2 × {every_layer:,} = {fmt_bytes(total)}",
         source,
