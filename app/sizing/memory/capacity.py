@@ -19,7 +19,7 @@ from ..model.precision import shipped_weight_bytes
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
 from .kv import CacheProfile, profile
-from .overhead import Overhead, vllm_overhead
+from .overhead import Overhead, vllm_overhead, vllm_reserve
 
 AS_SHIPPED = "auto"  # weight_dtype: the precision the checkpoint ships (bf16 when it states none)
 
@@ -136,8 +136,6 @@ def usable_bytes(gpu: GPU, util: float) -> int:
 class Replica:
     """One engine instance of ``tp`` GPUs: its per-GPU budget and cache profile."""
 
-    overhead: Overhead
-
     def __init__(self, spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int) -> None:
         self.tp = tp
         self.plan = weight_plan(spec, req.weight_dtype)
@@ -146,8 +144,10 @@ class Replica:
         self.usable = usable_bytes(gpu, req.gpu_util)
         # The reserve: vLLM's activation peak and CUDA graphs, estimated (overhead.py), unless
         # the request states one.
-        self.overhead: Overhead = vllm_overhead(spec, gpu, tp)
-        self.reserve = self.overhead.total if req.reserve_bytes is None else req.reserve_bytes
+        self._estimate = (spec, gpu, tp)
+        self.reserve = (
+            vllm_reserve(spec, gpu, tp) if req.reserve_bytes is None else req.reserve_bytes
+        )
         if req.kv_budget_bytes is not None:
             self.budget = req.kv_budget_bytes
             self.fits_weights = self.weights_per_gpu + self.budget <= gpu.memory_bytes
@@ -155,6 +155,11 @@ class Replica:
             self.budget = self.usable - self.weights_per_gpu - self.reserve
             self.fits_weights = self.budget > 0
         self.profile: CacheProfile = profile(spec, kv_dtype_bytes(req.kv_dtype), tp)
+
+    @property
+    def overhead(self) -> Overhead:
+        """The reserve's estimate with its formulas (built when a result shows it)."""
+        return vllm_overhead(*self._estimate)
 
     def sequences(self, context: int) -> int:
         """Whole sequences of ``context`` tokens one replica holds."""

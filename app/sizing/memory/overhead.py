@@ -25,7 +25,9 @@ Checked against published start-up logs in tests/sizing/data/engine_startup_logs
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..catalogue.gpus import GPU
@@ -98,6 +100,7 @@ class VllmLimits:
     capture_sizes: tuple[int, ...]
 
 
+@lru_cache(maxsize=64)
 def vllm_limits(gpu: GPU) -> VllmLimits:
     """``EngineArgs.get_batch_defaults`` (vllm/engine/arg_utils.py) for the OpenAI server: 16,384
     tokens and 1,024 sequences from 160 GiB, 8,192 and 1,024 from 70 GiB except A100s, else 2,048
@@ -127,13 +130,13 @@ TRTLLM_GRAPH_SIZES = (*range(1, 32), 32, 64, 128)
 # Matrices whose output is all-reduced to the full hidden width under tensor parallelism.
 ROW_PARALLEL = (".o_proj", ".out_proj", ".down_proj")
 _LAYER = re.compile(r"^(.*?layers\.\d+)\.")
-_WORKING_SETS: dict[int, tuple[ModelSpec, tuple[tuple[int, int, int], ...]]] = {}
+_WORKING_SETS: dict[int, tuple[ModelSpec, tuple[tuple[int, int, int, int], ...]]] = {}
 
 
-def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int, int], ...]:
-    """Per layer, per token: (rows split by tp, rows at full width, the attention or mixer
-    boundary split by tp) from the matrix inventory. Cached per spec object (a spec is
-    immutable)."""
+def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int, int, int], ...]:
+    """Per kind of layer, per token: (rows split by tp, rows at full width, the attention or
+    mixer boundary split by tp, how many layers are alike) from the matrix inventory. Cached per
+    spec object (a spec is immutable)."""
     hit = _WORKING_SETS.get(id(spec))
     if hit is not None and hit[0] is spec:
         return hit[1]
@@ -153,9 +156,10 @@ def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int, int], ...]:
             # What crosses the graph boundary at attention: its inputs (q, k, v, latents) and
             # its output before the row-parallel projection.
             entry[2] += linear.cols if row_parallel else linear.rows
-    rows = tuple((s_, f, g) for s_, f, g in per_layer.values()) or tuple(
-        (0, 2 * h, 0) for _ in range(spec.num_layers)
+    alike = Counter(tuple(entry) for entry in per_layer.values()) or Counter(
+        {(0, 2 * h, 0): spec.num_layers}
     )
+    rows = tuple((split, full, graph, n) for (split, full, graph), n in alike.items())
     if len(_WORKING_SETS) > 256:
         _WORKING_SETS.clear()
     _WORKING_SETS[id(spec)] = (spec, rows)
@@ -167,8 +171,8 @@ def working_set(spec: ModelSpec, tp: int) -> tuple[int, int]:
     elements per token on one GPU: the residual stream plus the attention inputs and output,
     split by tp)."""
     rows = _layer_rows(spec)
-    largest = max(-(-split // tp) + full for split, full, _ in rows)
-    boundary = sum(spec.hidden_size + -(-graph // tp) for _, _, graph in rows)
+    largest = max(-(-split // tp) + full for split, full, _, _ in rows)
+    boundary = sum(n * (spec.hidden_size + -(-graph // tp)) for _, _, graph, n in rows)
     return largest, boundary
 
 
@@ -202,6 +206,16 @@ def cuda_graphs(spec: ModelSpec, tp: int, sizes: tuple[int, ...], source: str) -
         f"{largest:,} × 2 × {every_layer:,} = {fmt_bytes(total)}",
         source,
     )
+
+
+def vllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
+    """The total of ``vllm_overhead`` without building its text (capacity asks it per tp)."""
+    limits = vllm_limits(gpu)
+    largest, boundary = working_set(spec, tp)
+    rows = min(limits.max_num_batched_tokens, limits.max_num_seqs)
+    forward = limits.max_num_batched_tokens * BF16 * largest
+    sampler = rows * spec.vocab_size * SAMPLER_BYTES_PER_LOGIT + rows * BF16 * spec.hidden_size
+    return max(forward, sampler) + max(limits.capture_sizes) * BF16 * boundary
 
 
 def vllm_overhead(spec: ModelSpec, gpu: GPU, tp: int) -> Overhead:
