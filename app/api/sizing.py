@@ -20,6 +20,7 @@ from app.api.sizing_compute import answer_sizing
 from app.api.sizing_memo import SizingMemo, preset_key
 from app.api.sizing_schemas import (
     MAX_CONFIG_BYTES,
+    MAX_INDEX_BYTES,
     GPUInfo,
     ModelPreset,
     SizingError422,
@@ -41,8 +42,8 @@ from app.web.compute_pool import (
 )
 from app.web.throttle import SIZING_API_PER_CLIENT, throttle
 
-# The config plus a few hundred bytes of other fields.
-MAX_BODY_BYTES = MAX_CONFIG_BYTES + 4 * 1024
+# The config, an index.json, and a few hundred bytes of other fields.
+MAX_BODY_BYTES = MAX_CONFIG_BYTES + MAX_INDEX_BYTES + 4 * 1024
 
 router = APIRouter(prefix="/api/v1", tags=["sizing"], route_class=capped_body_route(MAX_BODY_BYTES))
 
@@ -52,7 +53,7 @@ router = APIRouter(prefix="/api/v1", tags=["sizing"], route_class=capped_body_ro
     summary="Size a model on a GPU setup",
     response_model=SizingResponse,
     responses={
-        413: {"description": f"Body over {MAX_BODY_BYTES // 1024} KiB."},
+        413: {"description": f"Body over {MAX_BODY_BYTES // 1024:,} KiB."},
         422: {"model": SizingError422, "description": "Invalid input; `msg` names the field."},
         429: {"description": "Over 120 requests a minute from one client; see Retry-After."},
         503: {"description": "The sizing did not finish in 2 s (server busy); retry."},

@@ -13,23 +13,33 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.api.sizing_schemas import SizingRequestBody
+from app.api.sizing_schemas import MAX_CONFIG_BYTES, SizingRequestBody
 from app.sizing import (
+    CheckpointIndex,
     ModelSpec,
     SizingError,
     SizingRequest,
+    UnsupportedArchitectureError,
+    index_only,
     load_preset,
+    parse_checkpoint_index,
     parse_config,
     remedies,
     size,
 )
 
+CONFIG_BODY_BYTES = MAX_CONFIG_BYTES + 4 * 1024
+TOO_LARGE = (
+    f"The request body is larger than {CONFIG_BODY_BYTES // 1024:,} KiB, the most we accept "
+    "without an index (a config.json of up to 4 MiB)."
+)
 REQUEST_FIELDS = tuple(field.name for field in dataclasses.fields(SizingRequest))
 
 
 class InvalidInput(Exception):
-    def __init__(self, errors: list[dict[str, Any]]) -> None:
+    def __init__(self, errors: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> None:
         self.errors = errors
+        self.extra = extra or {}  # beside `detail` in the 422 (a refused family's index)
 
 
 def _error(loc: list[str], msg: str, kind: str) -> dict[str, Any]:
@@ -100,7 +110,17 @@ def sizing_error(error: SizingError, *, from_config: bool) -> InvalidInput:
     return InvalidInput([_error(loc, error.message, type(error).__name__)])
 
 
-def model_spec(body: SizingRequestBody) -> ModelSpec:
+def checkpoint_index(body: SizingRequestBody) -> CheckpointIndex | None:
+    if body.index is None:
+        return None
+    try:
+        return parse_checkpoint_index(body.index)
+    except SizingError as error:
+        loc = ["body", *(error.field or "index").split(".")]
+        raise InvalidInput([_error(loc, error.message, type(error).__name__)]) from None
+
+
+def model_spec(body: SizingRequestBody, index: CheckpointIndex | None = None) -> ModelSpec:
     name = body.name.strip() if body.name and body.name.strip() else None
     try:
         if body.model is not None:
@@ -109,14 +129,18 @@ def model_spec(body: SizingRequestBody) -> ModelSpec:
         assert body.config is not None
         return parse_config(body.config, name=name)
     except SizingError as error:
-        raise sizing_error(error, from_config=body.model is None) from None
+        invalid = sizing_error(error, from_config=body.model is None)
+        if index is not None and isinstance(error, UnsupportedArchitectureError):
+            invalid.extra["checkpoint_index"] = index_only(index, error.message)
+        raise invalid from None
 
 
 def run_sizing(body: SizingRequestBody) -> dict[str, Any]:
-    spec = model_spec(body)
+    index = checkpoint_index(body)
+    spec = model_spec(body, index)
     try:
         request = SizingRequest(**{name: getattr(body, name) for name in REQUEST_FIELDS})
-        out = size(spec, request).to_dict()
+        out = size(spec, request, index=index).to_dict()
         if body.include_remedies:
             out["remedies"] = [remedy.to_dict() for remedy in remedies(spec, request)]
     except SizingError as error:
@@ -129,8 +153,11 @@ def run_sizing(body: SizingRequestBody) -> dict[str, Any]:
 
 def answer_sizing(raw: bytes) -> tuple[int, Any]:
     """(status, JSON payload) for a request body; runs in a worker process or thread."""
+    if len(raw) > CONFIG_BODY_BYTES and b'"index"' not in raw:
+        # The body cap leaves room for an index.json; without one, the config's own cap holds.
+        return 413, {"detail": TOO_LARGE}
     try:
         body = validate_body(parse_json_body(raw))
         return 200, run_sizing(body)
     except InvalidInput as invalid:
-        return 422, {"detail": invalid.errors}
+        return 422, {"detail": invalid.errors, **invalid.extra}

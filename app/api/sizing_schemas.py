@@ -11,11 +11,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.api.sizing_schemas_memory import CheckpointCheck, Engines, MemoryBreakdown
 from app.api.sizing_workload_schemas import LayoutInfo, WorkloadEstimate
-from app.sizing import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES
+from app.sizing import DEFAULT_GPU_UTIL
 from app.sizing.deployment.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+# A model.safetensors.index.json lists every tensor: DeepSeek-V3's is about 9 MB.
+MAX_INDEX_BYTES = 12 * 1024 * 1024
 
 KvDtype = Literal["bf16", "fp16", "fp8", "fp4"]
 WeightDtype = Literal["auto", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
@@ -108,8 +111,9 @@ class SizingRequestBody(BaseModel):
         None,
         ge=0,
         le=MAX_BYTES,
-        description="Bytes per GPU kept for activations, CUDA graphs and runtime, outside "
-        f"weights and KV. Null: {DEFAULT_RESERVE_BYTES:,} bytes (5 GiB).",
+        description="Bytes per GPU kept for activations and CUDA graphs, outside weights and "
+        "KV. Null: the estimate in `memory_breakdown` (vLLM's profile-run activation peak plus "
+        "its CUDA graphs for this model, GPU and tp).",
     )
     kv_budget_bytes: StrictInt | None = Field(
         None,
@@ -233,6 +237,12 @@ class SizingRequestBody(BaseModel):
         description="The engine's tokens per step, decode and prefill chunks together (vLLM "
         "--max-num-batched-tokens). Null: the engine's default for this GPU.",
     )
+    index: dict[str, Any] | None = Field(
+        None,
+        description="The checkpoint's model.safetensors.index.json as a JSON object, for the "
+        "`checkpoint_index` cross-check. Only `metadata.total_size` is required; `weight_map` "
+        f"may be empty or absent. At most {MAX_INDEX_BYTES // (1024 * 1024)} MiB.",
+    )
     include_remedies: bool = Field(
         False,
         description="Also return `remedies`: ranked what-ifs (shorter context, fp8 KV, "
@@ -282,7 +292,9 @@ class ResolvedInputs(BaseModel):
     kv_dtype: str
     weight_dtype: str
     gpu_util: float
-    reserve_bytes: int = Field(description="Bytes per GPU.")
+    reserve_bytes: int = Field(
+        description="Bytes per GPU: as given, else the estimate in `memory_breakdown`."
+    )
     kv_budget_bytes: int | None = Field(description="Bytes per GPU, when given.")
 
 
@@ -435,6 +447,11 @@ class SizingResponse(BaseModel):
     layout: LayoutInfo
     workload: WorkloadEstimate | None = Field(
         None, description="Present when `prompt_tokens` and `output_tokens` are given."
+    )
+    memory_breakdown: MemoryBreakdown
+    engines: Engines
+    checkpoint_index: CheckpointCheck | None = Field(
+        None, description="Present when `index` is given: the checkpoint cross-check."
     )
     remedies: list[dict[str, Any]] | None = Field(
         None, description="Present when `include_remedies` is true: ranked what-ifs."

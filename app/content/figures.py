@@ -7,7 +7,9 @@
 Time figures (an engine's estimate, vLLM's by default) are the fields of the result's ``time``
 object, by bare name (``tpot_ms``, ``tokens_per_s``, ``ttft_ms``, ``ridge_batch`` …) or dotted into
 its parts (``bound_detail.kv_share``, ``breakdown_ms.kv``, ``slo.max_batch``), and of the
-``workload`` and ``layout`` objects, dotted (``workload.tpot_ms``, ``layout.replicas``).
+``workload`` and ``layout`` objects, dotted (``workload.tpot_ms``, ``layout.replicas``). Each
+engine's pool and the reserve's estimate are dotted too: ``engines.sglang.kv_capacity_tokens``,
+``engines.trtllm.kv_pool_bytes_per_gpu``, ``memory_breakdown.activation_peak_bytes``.
 
 So the text, the widget and the API can never disagree. Unknown models, fields, units or
 arguments are content errors that `prefill content check` reports.
@@ -221,9 +223,12 @@ def _time_lookup(record: dict[str, Any], field: str) -> float | int:
     return value
 
 
+NESTED = ("workload.", "layout.", "engines.", "memory_breakdown.")
+
+
 def _nested_lookup(record: dict[str, Any], field: str) -> float | int:
-    """A field of the workload or layout object, dotted (``workload.tpot_ms``,
-    ``workload.at_tpot_target.output_tokens_per_s``)."""
+    """A dotted field of the workload, layout, engines or reserve-estimate object
+    (``workload.tpot_ms``, ``engines.sglang.kv_capacity_tokens``)."""
     if field.startswith("workload."):
         workload = record.get("workload")
         if workload is None:
@@ -245,7 +250,7 @@ def _nested_lookup(record: dict[str, Any], field: str) -> float | int:
 
 
 def _lookup(record: dict[str, Any], field: str, what: str) -> float | int | None:
-    if field.split(".")[0] in ("workload", "layout"):
+    if field.startswith(NESTED):
         return _nested_lookup(record, field)
     if (
         field not in record

@@ -22,6 +22,8 @@ from app.db.session import READ_ONLY_FLAG, SAFE_METHODS, Database
 
 # Unsafe-method endpoints that never write: they skip the gate and get a read-only session.
 READ_ONLY_PREFIXES = ("/api/v1/sizing", "/api/v1/drills/", "/calculator", "/comments/preview")
+# Under those prefixes, the ones that do write (storing a pasted config behind a link).
+WRITING_PATHS = frozenset({"/calculator/share"})
 
 
 class WriteGate:
@@ -56,7 +58,9 @@ def write_gate_middleware(gate: WriteGate) -> type:
         async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
                 await self.app(scope, receive, send)
-            elif scope["path"].startswith(READ_ONLY_PREFIXES):
+            elif (
+                scope["path"].startswith(READ_ONLY_PREFIXES) and scope["path"] not in WRITING_PATHS
+            ):
                 scope.setdefault("state", {})[READ_ONLY_FLAG] = True
                 await self.app(scope, receive, send)
             elif not gate.enabled:

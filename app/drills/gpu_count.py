@@ -116,6 +116,9 @@ def min_gpus(rng: Random, seed: int) -> Drill:
     context = c.pick(rng, [n for n in c.CONTEXTS if 4096 <= n <= top])
     concurrency = c.pick(rng, CONCURRENCY)
     req = SizingRequest(gpu=gpu.id, kv_dtype=kv_dtype, context=context, concurrency=concurrency)
+    # The reserve is given as one figure, so it holds at every degree tried (the core's own
+    # estimate varies a little with tp): the one-GPU estimate, stated.
+    req = replace(req, reserve_bytes=c.size(spec, req).reserve_bytes_per_gpu)
     r = c.size(spec, req)
     expected = r.min_gpus
     if expected is None:

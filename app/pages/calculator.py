@@ -19,8 +19,18 @@ from starlette.datastructures import UploadFile
 
 from app.db.session import DbSession
 from app.pages.calculator_compare import compare_view, read_compare
-from app.pages.calculator_form import FIELDS, MAX_CONFIG_CHARS, CalcForm, prepare, read_form
+from app.pages.calculator_form import (
+    FIELDS,
+    MAX_CONFIG_CHARS,
+    MAX_INDEX_CHARS,
+    CalcForm,
+    prepare,
+    read_form,
+)
+from app.pages.calculator_share import attach_shared, cross_site, store_form
 from app.pages.calculator_view import SizingView, build_view, size_form
+from app.shared_configs.limits import SHARES_PER_CLIENT
+from app.shared_configs.service import ShareError
 from app.sizing import GPUS, list_presets
 from app.web import sizing_format as fmt
 from app.web.body_limit import capped_body_route
@@ -36,13 +46,16 @@ from app.web.errors import error_response
 from app.web.templating import is_htmx
 from app.web.throttle import CALCULATOR_PER_CLIENT, throttle
 
-# A pasted config (up to 4 MiB: quantised checkpoints list thousands of modules) grows when
-# form-encoded (a quote becomes %22); 16 MiB leaves room and still bounds memory.
-MAX_FORM_BYTES = 16 * 1024 * 1024
-FIELD_NAMES = (*FIELDS, "config")
+# A pasted config (up to 4 MiB: quantised checkpoints list thousands of modules) and an index.json
+# (up to 12 MiB) travel as multipart form data; url-encoded (a quote becomes %22) a config alone
+# grows about threefold. 32 MiB leaves room for both and still bounds memory.
+MAX_FORM_BYTES = 32 * 1024 * 1024
+# Error slots the results fragment refreshes; compare's forms have all but the last two.
+FIELD_NAMES = (*FIELDS, "index", "config")
 FIELD_LABELS = {
     "model": "Model",
     "config": "config.json",
+    "index": "Checkpoint index",
     "gpu": "GPU",
     "gpus": "GPUs",
     "tp": "TP per replica",
@@ -157,8 +170,8 @@ def render_calculator(
         "typing": typing_in(request),
     }
     headers = {}
-    if form.source == "config" and is_htmx(request):
-        headers["hx-push-url"] = "false"  # the config is not in any URL
+    if (form.source == "config" or request.method == "POST") and is_htmx(request):
+        headers["hx-push-url"] = "false"  # a pasted config or index is not in any URL
     if live_hint:
         headers.update(LIVE_HINT_HEADERS)
     return templates.page(
@@ -172,8 +185,12 @@ def render_calculator(
 
 
 @router.get("/calculator")
-async def calculator(request: Request, templates: Templates) -> Response:
+async def calculator(
+    request: Request, templates: Templates, db: DbSession, background: BackgroundTasks
+) -> Response:
     form = read_form(request.query_params)
+    if form.shared_id:
+        return await shared_calculator(request, templates, db, background, form)
     return await conditional_async(
         request,
         ["calculator", is_live_update(request), typing_in(request)],
@@ -181,25 +198,24 @@ async def calculator(request: Request, templates: Templates) -> Response:
     )
 
 
-@router.post("/calculator")
-async def calculator_config(
-    request: Request, templates: Templates, db: DbSession, background: BackgroundTasks
+async def shared_calculator(
+    request: Request,
+    templates: Templates,
+    db: DbSession,
+    background: BackgroundTasks,
+    form: CalcForm,
 ) -> Response:
-    async with request.form(max_part_size=MAX_FORM_BYTES) as data:  # closes any upload's copy
-        form = read_form(data)
-        form.source = "config"
-        upload = data.get("config_file")
-        if isinstance(upload, UploadFile) and upload.filename:
-            # Without JavaScript the file itself arrives; with it, the script copies it into
-            # the text and sends no file.
-            raw = await upload.read(MAX_CONFIG_CHARS + 1)
-            form.config_text = raw.decode("utf-8", errors="replace")
+    """A config stored behind a link (?cfg=): its text comes from the database, then it is sized
+    like a pasted one (in a worker process: its cost is the sender's choice)."""
+    if not await request.app.state.db.lookup(db, attach_shared, db, form):
+        return error_response(request, 404, "No stored config has this link.")
     limited = await run_in_threadpool(throttle, request, db, background, CALCULATOR_PER_CLIENT)
     if limited is not None:
         return limited
-    # Parsing and sizing an untrusted config is CPU work whose cost the sender chooses: in a
-    # worker process, as the sizing API does (no shared interpreter lock, a wall-clock limit),
-    # or without one configured, a worker thread. Rendering is ours: a worker thread.
+    return await size_and_render(request, templates, form)
+
+
+async def size_and_render(request: Request, templates: Templates, form: CalcForm) -> Response:
     try:
         form, view = await compute(request.app.state.compute_pool, size_form, form)
     except ComputeTimeout:
@@ -214,9 +230,69 @@ async def calculator_config(
     return await run_in_threadpool(render_calculator, request, templates, form, view)
 
 
+@router.post("/calculator")
+async def calculator_config(
+    request: Request, templates: Templates, db: DbSession, background: BackgroundTasks
+) -> Response:
+    async with request.form(max_part_size=MAX_FORM_BYTES) as data:  # closes any upload's copy
+        form = read_form(data)
+        # A pasted config, or a preset with a pasted index.json (neither fits in a URL). What
+        # is posted is what is sized: a link's id no longer describes it once edited.
+        form.source = "preset" if data.get("source") == "preset" else "config"
+        form.shared_id = ""
+        upload = data.get("config_file")
+        if isinstance(upload, UploadFile) and upload.filename:
+            # Without JavaScript the file itself arrives; with it, the script copies it into
+            # the text and sends no file.
+            raw = await upload.read(MAX_CONFIG_CHARS + 1)
+            form.config_text = raw.decode("utf-8", errors="replace")
+        index_upload = data.get("index_file")
+        if isinstance(index_upload, UploadFile) and index_upload.filename:
+            raw = await index_upload.read(MAX_INDEX_CHARS + 1)
+            form.index_text = raw.decode("utf-8", errors="replace")
+    limited = await run_in_threadpool(throttle, request, db, background, CALCULATOR_PER_CLIENT)
+    if limited is not None:
+        return limited
+    # Parsing and sizing an untrusted config is CPU work whose cost the sender chooses: in a
+    # worker process, as the sizing API does (no shared interpreter lock, a wall-clock limit),
+    # or without one configured, a worker thread. Rendering is ours: a worker thread.
+    return await size_and_render(request, templates, form)
+
+
+@router.post("/calculator/share")
+async def share_config(request: Request, templates: Templates, db: DbSession) -> Response:
+    """Without JavaScript, "Get a link" posts the form here: the pasted config (and index) is
+    stored and the browser is sent to its link. With JavaScript, "Copy link" calls the JSON API.
+    CSRF-exempt like its API twin (app/api/configs.py): anonymous content, no cookie authority;
+    a request from another site is refused by its Origin."""
+    if cross_site(request):
+        return error_response(request, 403, "Cross-site requests are not accepted.")
+    async with request.form(max_part_size=MAX_FORM_BYTES) as data:
+        form = read_form(data)
+        form.source = "config"
+        data_next = data.get("next")
+    if request.app.state.settings.rate_limits:
+        limited = await run_in_threadpool(throttle, request, db, None, SHARES_PER_CLIENT)
+        if limited is not None:
+            return limited
+    try:
+        stored = await run_in_threadpool(store_form, db, form)
+    except ShareError as error:
+        form.errors["index" if error.field.startswith("index") else "config"] = error.message
+        return await run_in_threadpool(render_calculator, request, templates, form, None)
+    form.shared_id = stored.id
+    target = form.url
+    if data_next == "compare":
+        target = "/calculator/compare?" + form.query()
+    return RedirectResponse(target, 303)
+
+
 @router.get("/calculator/compare")
-async def compare(request: Request, templates: Templates) -> Response:
+async def compare(request: Request, templates: Templates, db: DbSession) -> Response:
     form_a, form_b = read_compare(request.query_params)
+    for form in (form_a, form_b):  # a side may be a config stored behind a link
+        if form.shared_id and not await request.app.state.db.lookup(db, attach_shared, db, form):
+            return error_response(request, 404, "No stored config has this link.")
     result = await run_in_threadpool(compare_view, form_a, form_b)
     values = {
         **shared_values(),

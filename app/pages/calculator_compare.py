@@ -23,6 +23,9 @@ def read_compare(params: Mapping[str, Any]) -> tuple[CalcForm, CalcForm]:
     for name in FIELDS:
         if B + name not in params:
             form_b.values[name] = form_a.values[name]
+    if not form_b.shared_id and B + "model" not in params:
+        # B names no model of its own: it is A's, a stored config included.
+        form_b.source, form_b.shared_id = form_a.source, form_a.shared_id
     if not given and form_a.values["kv_dtype"] != "fp8":
         form_b.values["kv_dtype"] = "fp8"
     return form_a, form_b
@@ -133,5 +136,25 @@ def compare_view(form_a: CalcForm, form_b: CalcForm) -> Comparison:
             if higher is not None:
                 row.better = "b" if (vb > va) == higher else "a"
         out.rows.append(row)
+    out.rows += engine_rows(ra, rb)
     out.rows += time_rows(ra, rb)
     return out
+
+
+ENGINES = (("vllm", "vLLM"), ("sglang", "SGLang"), ("trtllm", "TensorRT-LLM"))
+
+
+def engine_rows(ra: dict[str, Any], rb: dict[str, Any]) -> list[Row]:
+    """Sessions at each side's context under each engine's own memory rule."""
+    rows = []
+    for key, label in ENGINES:
+        va = ra.get("engines", {}).get(key, {}).get("max_concurrency")
+        vb = rb.get("engines", {}).get(key, {}).get("max_concurrency")
+        if va is None and vb is None:
+            continue
+        row = Row(f"Max concurrency, {label}", fmt.exact(va), fmt.exact(vb))
+        if isinstance(va, int) and isinstance(vb, int) and va != vb:
+            row.change = fmt.ratio(vb / va) if va else "from 0"
+            row.better = "b" if vb > va else "a"
+        rows.append(row)
+    return rows

@@ -17,18 +17,23 @@ from urllib.parse import urlencode
 
 from app.sizing import (
     DEFAULT_GPU_UTIL,
+    CheckpointIndex,
     ModelSpec,
     SizingError,
     SizingRequest,
     UnknownModelError,
+    UnsupportedArchitectureError,
     find_preset_id,
+    index_only,
     load_preset,
+    parse_checkpoint_index,
     parse_config,
 )
 from app.sizing.deployment.request import MAX_BYTES
 
 GIB = 1 << 30
 MAX_CONFIG_CHARS = 4 * 1024 * 1024
+MAX_INDEX_CHARS = 12 * 1024 * 1024  # DeepSeek-V3's index.json lists ~92,000 tensors (~9 MB)
 MAX_VALUE_CHARS = 100
 
 # The time estimate's optional inputs: blank means "not asked", and a blank one stays out of URLs.
@@ -73,7 +78,7 @@ DEFAULTS: dict[str, str] = {
     "kv_dtype": "bf16",
     "weight_dtype": "auto",
     "gpu_util": str(DEFAULT_GPU_UTIL),
-    "reserve": "5",
+    "reserve": "",  # blank: the estimate (activation peak + CUDA graphs), see memory_breakdown
     "kv_budget": "",
     **dict.fromkeys(OPTIONAL_FIELDS, ""),
 }
@@ -85,6 +90,7 @@ CORE_FIELD_TO_FORM = {
     **{name: name for name in FIELDS},
 }
 _SUFFIXES = {"k": 1024, "m": 1024 * 1024}
+SHARE_ID = re.compile(r"^[a-z2-7]{10,52}$")  # app/shared_configs/service.py ID_PATTERN
 _INT = re.compile(r"^(\d+(?:\.\d+)?)\s*([kKmM]?)$")
 
 
@@ -96,6 +102,9 @@ class CalcForm:
     source: str = "preset"
     config_text: str = ""
     config_name: str = ""  # a pasted config's display name (like the text, never in a URL)
+    index_text: str = ""  # a pasted model.safetensors.index.json (never in a URL)
+    shared_id: str = ""  # the stored config's short id when it came from a link (?cfg=)
+    index_note: dict[str, Any] | None = None  # a refused family's exact bytes from the index
     errors: dict[str, str] = field(default_factory=dict)
     suggestions: list[str] = field(default_factory=list)  # preset ids for an unknown model
 
@@ -110,12 +119,18 @@ class CalcForm:
             if name not in OPTIONAL_FIELDS or values.get(name)
         ]
         if source == "config":
-            pairs = [("source", "config"), *[(k, v) for k, v in pairs if k != "model"]]
+            # A config stored behind a link travels as its id; a pasted one never travels.
+            head = [("cfg", self.shared_id)] if self.shared_id else [("source", "config")]
+            pairs = [*head, *[(k, v) for k, v in pairs if k != "model"]]
         return urlencode(pairs)
 
     @property
     def url(self) -> str:
         return "/calculator?" + self.query()
+
+    def share_query(self) -> str:
+        """The fields a link to this config carries after its ``cfg=`` id."""
+        return self.query(source="config").removeprefix("source=config").lstrip("&")
 
     @property
     def custom_memory(self) -> bool:
@@ -144,13 +159,19 @@ def read_form(params: Mapping[str, Any], *, prefix: str = "", defaults: bool = T
         else:
             values[name] = raw.strip()[:MAX_VALUE_CHARS]
     source = params.get(prefix + "source")
-    form = CalcForm(values=values, source="config" if source == "config" else "preset")
+    shared = params.get(prefix + "cfg")
+    shared = shared if isinstance(shared, str) and SHARE_ID.match(shared) else ""
+    form = CalcForm(values=values, source="config" if source == "config" or shared else "preset")
+    form.shared_id = shared
     config = params.get(prefix + "config")
     if isinstance(config, str):
         form.config_text = config
     name = params.get(prefix + "name")
     if isinstance(name, str):
         form.config_name = name.strip()[:MAX_VALUE_CHARS]
+    index = params.get(prefix + "index")
+    if isinstance(index, str):
+        form.index_text = index
     return form
 
 
@@ -228,7 +249,7 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
     for key, parse in parsers.items():
         text = values[sources.get(key, key)]
         if text == "":
-            continue  # blank: the core's default (all GPUs, model max, 1, 5 GiB, none)
+            continue  # blank: the core's default (all GPUs, model max, 1, the estimate, none)
         try:
             out[key] = parse(text)
         except SizingError as error:
@@ -274,7 +295,39 @@ def load_config_text(text: str, name: str = "") -> ModelSpec:
         return parse_config(raw, name=name or None)
     except SizingError as error:
         where = f"{error.field}: " if error.field else ""
-        raise SizingError(f"{where}{error.message}", field="config") from None
+        # Keep the class: a refused family with an index still gets its exact weight bytes.
+        raise type(error)(f"{where}{error.message}", field="config") from None
+
+
+def load_index_text(text: str) -> CheckpointIndex | None:
+    """A pasted model.safetensors.index.json → CheckpointIndex (None when blank); every failure
+    is a SizingError on `index`."""
+    if not text.strip():
+        return None
+    if len(text) > MAX_INDEX_CHARS:
+        raise SizingError(
+            f"this index is {len(text) // (1024 * 1024):,} MiB; the most we read is "
+            f"{MAX_INDEX_CHARS // (1024 * 1024)} MiB",
+            field="index",
+        )
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SizingError(
+            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
+            field="index",
+        ) from None
+    except (ValueError, RecursionError):
+        raise SizingError(
+            "not valid JSON (nested too deeply, or a number too long)", field="index"
+        ) from None
+    try:
+        return parse_checkpoint_index(raw)
+    except SizingError as error:
+        where = (error.field or "index").removeprefix("index").lstrip(".")
+        raise SizingError(
+            f"{where}: {error.message}" if where else error.message, field="index"
+        ) from None
 
 
 @dataclass
@@ -284,6 +337,7 @@ class Prepared:
     form: CalcForm
     spec: ModelSpec | None = None
     request: SizingRequest | None = None
+    index: CheckpointIndex | None = None
 
     @property
     def ok(self) -> bool:
@@ -293,6 +347,11 @@ class Prepared:
 def prepare(form: CalcForm) -> Prepared:
     errors = form.errors
     spec = None
+    index = None
+    try:
+        index = load_index_text(form.index_text)
+    except SizingError as error:
+        errors["index"] = error.message
     try:
         if form.source == "config":
             spec = load_config_text(form.config_text, form.config_name)
@@ -305,6 +364,8 @@ def prepare(form: CalcForm) -> Prepared:
         errors["model"] = f"No preset called “{form.values['model']}”."
     except SizingError as error:
         errors["config" if form.source == "config" else "model"] = error.message
+        if index is not None and isinstance(error, UnsupportedArchitectureError):
+            form.index_note = index_only(index, error.message)
     kwargs = request_kwargs(form.values, errors)
     request = None
     if not errors:
@@ -312,7 +373,7 @@ def prepare(form: CalcForm) -> Prepared:
             request = SizingRequest(**kwargs)
         except SizingError as error:
             errors[CORE_FIELD_TO_FORM.get(error.field or "", "form")] = error.message
-    return Prepared(form=form, spec=spec, request=request)
+    return Prepared(form=form, spec=spec, request=request, index=index)
 
 
 def record_error(form: CalcForm, error: SizingError) -> None:

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from app.pages.calculator_engines import EngineRow, engine_rows
 from app.pages.calculator_form import CalcForm, Prepared, prepare, record_error
 from app.pages.calculator_time import TimeView, build_time_view
 from app.pages.charts import (
@@ -22,7 +23,7 @@ from app.pages.charts import (
     memory_bar,
     sample_contexts,
 )
-from app.pages.serve_command import config_repo, hf_repo, serve_caveats, vllm_serve
+from app.pages.serve_command import config_repo, hf_repo, launch_commands
 from app.sizing import SizingError, remedies, size
 from app.sizing.deployment.request import MAX_CONTEXT
 from app.web import sizing_format as fmt
@@ -58,10 +59,19 @@ class SizingView:
     tp_chips: list[tuple[int, str | None, bool]]
     charts: list[Chart] = field(default_factory=list)
     remedies: list[RemedyView] = field(default_factory=list)
-    command: str = ""
-    command_notes: list[str] = field(default_factory=list)
+    commands: list[dict[str, Any]] = field(default_factory=list)  # one per engine
+    engines: list[EngineRow] = field(default_factory=list)
     preset_id: str | None = None
     time: TimeView | None = None
+
+    @property
+    def command(self) -> str:
+        """The `vllm serve` line (what compare and the embeds show)."""
+        return self.commands[0]["command"] if self.commands else ""
+
+    @property
+    def command_notes(self) -> list[str]:
+        return list(self.commands[0]["notes"]) if self.commands else []
 
     @property
     def headline(self) -> str:
@@ -115,7 +125,7 @@ def build_view(
     assert prepared.spec is not None and prepared.request is not None
     form, spec, request = prepared.form, prepared.spec, prepared.request
     try:
-        result = size(spec, request).to_dict()
+        result = size(spec, request, index=prepared.index).to_dict()
     except SizingError as error:
         record_error(form, error)
         return None
@@ -141,8 +151,8 @@ def build_view(
     view.time = build_time_view(spec, request, result, after, chart=chart)
     model_ref = hf_repo(preset_id) if preset_id else config_repo(_config_name(form))
     quantized = spec.quantization is not None
-    view.command = vllm_serve(result, model_ref, quantized=quantized)
-    view.command_notes = serve_caveats(result, model_ref, quantized=quantized)
+    view.commands = launch_commands(result, model_ref, quantized=quantized)
+    view.engines = engine_rows(result)
     return view
 
 

@@ -58,6 +58,7 @@ def install(app: FastAPI) -> None:
     )
     from app.accounts.sessions import ANONYMOUS
     from app.api import checks as checks_api
+    from app.api import configs as configs_api
     from app.api import content as content_api
     from app.api import docs as api_docs
     from app.api import drills as drills_api
@@ -103,6 +104,7 @@ def install(app: FastAPI) -> None:
         checks_api.router,
         api_docs.router,
         sizing_api.router,
+        configs_api.router,
         drills_api.router,
         calculator_accuracy.router,
         calculator.router,

@@ -32,7 +32,7 @@ def form_from_block(model_id: str, request: SizingRequest) -> CalcForm:
         "kv_dtype": request.kv_dtype,
         "weight_dtype": request.weight_dtype,
         "gpu_util": str(request.gpu_util),
-        "reserve": gib_input(request.reserve),
+        "reserve": gib_input(request.reserve_bytes),
         "kv_budget": gib_input(request.kv_budget_bytes),
     }
     return CalcForm(values=values)

@@ -16,7 +16,7 @@ from .catalogue.presets import (
     load_preset_config,
     suggest_presets,
 )
-from .deployment.request import DEFAULT_GPU_UTIL, DEFAULT_RESERVE_BYTES, SizingRequest
+from .deployment.request import DEFAULT_GPU_UTIL, SizingRequest
 from .errors import (
     ConfigError,
     ContextLimitError,
@@ -27,16 +27,19 @@ from .errors import (
     UnsupportedArchitectureError,
 )
 from .memory.capacity import legal_tp_degrees, tp_violation, weights_bytes
+from .memory.checkpoint import CheckpointIndex, index_only, parse_checkpoint_index
+from .memory.engines import ENGINE_RULES
 from .model.parse import parse_config
 from .model.spec import Attention, LayerSpec, ModelSpec, ParamCounts, State
 from .terminal.report import format_report
 
 __all__ = [
     "DEFAULT_GPU_UTIL",
-    "DEFAULT_RESERVE_BYTES",
+    "ENGINE_RULES",
     "GPU",
     "GPUS",
     "Attention",
+    "CheckpointIndex",
     "ConfigError",
     "ContextLimitError",
     "IllegalTPError",
@@ -55,10 +58,12 @@ __all__ = [
     "find_preset_id",
     "format_report",
     "get_gpu",
+    "index_only",
     "legal_tp_degrees",
     "list_presets",
     "load_preset",
     "load_preset_config",
+    "parse_checkpoint_index",
     "parse_config",
     "remedies",
     "size",

@@ -30,8 +30,17 @@ CSRF_HEADER = "x-csrf-token"
 # a visitor's calculator page then carries no per-visitor token and can be cached), and
 # one-click unsubscribe links, whose signed token is the authority (mail clients POST them
 # without a page).
+# /api/v1/configs stores anonymous content for a link and reads no cookie: it checks Origin and
+# requires a JSON body instead (app/api/configs.py); /calculator/share is its plain-form twin.
 EXEMPT_PATHS = frozenset(
-    {"/api/v1/sizing", "/calculator", "/practice/answer-first", "/signup/with-attempt"}
+    {
+        "/api/v1/sizing",
+        "/api/v1/configs",
+        "/calculator",
+        "/calculator/share",
+        "/practice/answer-first",
+        "/signup/with-attempt",
+    }
 )
 EXEMPT_PREFIXES = ("/unsubscribe/", "/api/v1/drills/")
 # A visitor's practice box sent back (stores nothing, sets nothing: the page it renders), a

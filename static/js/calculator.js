@@ -48,7 +48,79 @@
     area.dispatchEvent(new Event("change", { bubbles: true }));
   });
 
+  // The "Preset" / "Your config.json" tabs are links built when the page was rendered; keep them
+  // carrying the hardware and workload typed since, so switching keeps them (without JavaScript
+  // every change reloads the page, which rebuilds the links).
+  var CARRIED = ["gpu", "gpus", "tp", "context", "concurrency", "kv_dtype", "weight_dtype",
+    "gpu_util", "reserve", "kv_budget", "prompt_tokens", "output_tokens", "tpot_slo_ms",
+    "gpu_hour_usd"];
+  function syncSourceTabs() {
+    var form = document.getElementById("calc-form");
+    if (!form) return;
+    var tabs = document.querySelectorAll(".calc-form nav.segmented a[href^='/calculator']");
+    tabs.forEach(function (tab) {
+      var url = new URL(tab.getAttribute("href"), location.href);
+      CARRIED.forEach(function (name) {
+        var field = form.elements.namedItem(name);
+        if (field && typeof field.value === "string") url.searchParams.set(name, field.value.trim());
+      });
+      tab.setAttribute("href", url.pathname + "?" + url.searchParams.toString());
+    });
+  }
+  document.addEventListener("input", syncSourceTabs);
+  document.addEventListener("change", syncSourceTabs);
+
+  // "Copy link" for a pasted config: store it (and the index) through the JSON API, then copy
+  // the short link; the address bar shows it too, so a reload opens the stored config.
+  function shareConfig(button) {
+    var area = document.getElementById("calc-config");
+    var indexArea = document.getElementById("calc-index");
+    var nameField = document.getElementById("calc-name");
+    var body = {};
+    try {
+      body.config = JSON.parse(area ? area.value : "");
+      if (indexArea && indexArea.value.trim()) body.index = JSON.parse(indexArea.value);
+    } catch (e) {
+      notify("The config or index is not valid JSON yet.", true);
+      return;
+    }
+    if (nameField && nameField.value.trim()) body.name = nameField.value.trim();
+    button.disabled = true;
+    fetch("/api/v1/configs", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify(body),
+      credentials: "same-origin"
+    }).then(function (response) {
+      return response.json().then(function (data) { return { ok: response.ok, data: data }; });
+    }).then(function (reply) {
+      button.disabled = false;
+      if (!reply.ok) {
+        var detail = reply.data && reply.data.detail;
+        notify(Array.isArray(detail) ? detail[0].msg : (detail || "Could not store the config."), true);
+        return;
+      }
+      var query = button.getAttribute("data-share-query") || "";
+      var path = button.getAttribute("data-share-next") === "compare" ? "/calculator/compare" : "/calculator";
+      var link = path + "?cfg=" + encodeURIComponent(reply.data.id) + (query ? "&" + query : "");
+      if (path === "/calculator/compare") {
+        location.assign(link);
+        return;
+      }
+      try { history.replaceState(null, "", link); } catch (e) { /* keep the page as it is */ }
+      copyText(new URL(link, location.href).href, "Link");
+    }, function () {
+      button.disabled = false;
+      notify("Could not store the config: the connection failed.", true);
+    });
+  }
+
   document.addEventListener("click", function (event) {
+    var share = event.target.closest("[data-share-config]");
+    if (share) {
+      shareConfig(share);
+      return;
+    }
     var button = event.target.closest("[data-copy], [data-copy-url]");
     if (!button) return;
     if (button.hasAttribute("data-copy")) {

@@ -22,6 +22,7 @@ def test_flagship_time_fields(sqlite_client: TestClient) -> None:
     body = {
         **FLAGSHIP,
         "concurrency": 85,
+        "reserve_bytes": 5 << 30,  # Q12's stated reserve: the pool holds exactly 85
         "prompt_tokens": 4096,
         "output_tokens": 500,
         "tpot_slo_ms": 50,

@@ -14,6 +14,7 @@ from app.content.practice import KeyFigure
 from app.content.store import ContentStore
 from app.drills.grading import CORRECT, grade_against
 from app.drills.units import BYTES, COUNT, SECONDS
+from app.sizing import SizingRequest, load_preset, size
 
 FLAGSHIP = "kv-bound-deployment"
 OTHERS = ("concurrent-sessions-on-8xh200", "size-an-unseen-config", "fp8-int4-or-nvfp4-weights")
@@ -75,10 +76,12 @@ def test_an_exact_mistake_wins_over_a_nearer_correct_value(content_store: Conten
 
 def test_rounded_figures_and_units_that_convert(content_store: ContentStore) -> None:
     figs = figures(content_store, FLAGSHIP)
+    budget = next(f for f in figs if f.id == "kv-budget-per-gpu").value / (1 << 30)
     by_id = {
         n.figure.id: n.verdict
         for n in check_numbers(
-            "10 GiB per session, 10,737,418,240 bytes; 107.2 GiB left per GPU; 327680 B/token",
+            f"10 GiB per session, 10,737,418,240 bytes; {float(budget):.1f} GiB left per GPU; "
+            "327680 B/token",
             figs,
         ).numbers
     }
@@ -88,9 +91,13 @@ def test_rounded_figures_and_units_that_convert(content_store: ContentStore) -> 
         "kv-per-token": CORRECT,
     }
     coarse = only("about 100 GiB left for cache", figs)
-    assert coarse.verdict != CORRECT  # 107.19 GiB does not round to 100 at three digits
-    assert only("the budget is 107 GiB", figs).verdict == CORRECT
-    assert only("94 sessions", figs).mistake.id == "gpu-util-ignored"
+    assert coarse.verdict != CORRECT  # the budget does not round to 100 at three digits
+    assert only(f"the budget is {round(budget)} GiB", figs).verdict == CORRECT
+    whole_gpu = size(
+        load_preset("llama-3.1-70b"),
+        SizingRequest(gpu="H200", gpus=8, tp=8, context=32768, gpu_util=1.0),
+    ).max_concurrency
+    assert only(f"{whole_gpu} sessions", figs).mistake.id == "gpu-util-ignored"
 
 
 def test_what_is_read_and_what_is_not() -> None:

@@ -23,7 +23,8 @@ PENDING = re.compile(r"\bfield-pending\b")
 def sequences(**changes: object) -> str:
     """Max concurrency as the page prints it, from the core."""
     inputs = {"gpu": "H200", "gpus": 8, "tp": 4, "context": 32768, "concurrency": 64}
-    request = SizingRequest(**{**inputs, "gpu_util": 0.9, **changes})  # type: ignore[arg-type]
+    pinned = {"gpu_util": 0.9, "reserve_bytes": 5 << 30}  # SETUP's utilisation and reserve
+    request = SizingRequest(**{**inputs, **pinned, **changes})  # type: ignore[arg-type]
     return f"{size(load_preset('llama-3.1-70b'), request).max_concurrency:,}"
 
 

@@ -16,7 +16,9 @@ def value_of(source: str) -> int:
 
 
 def test_rounds_down_to_the_block_size() -> None:
-    base = "size model=qwen3-32b gpu=H100-SXM context=40960 field=max_context unit=tokens"
+    base = (
+        "size model=qwen3-32b gpu=H100-SXM context=40960 reserve=5GiB field=max_context unit=tokens"
+    )
     exact = value_of(base)
     blocks = value_of(base + " multiple=16")
     assert exact % 16 != 0, "pick a case the rounding changes"

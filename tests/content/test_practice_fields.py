@@ -23,6 +23,7 @@ from app.content.render_cache import RenderCache
 from app.content.schema import QuestionMeta
 from app.content.store import ContentStore
 from app.drills.units import BYTES, COUNT, SECONDS
+from app.sizing import SizingRequest, load_preset, size
 
 FLAGSHIP = "kv-bound-deployment"
 
@@ -73,7 +74,10 @@ def test_the_flagship_loads_with_every_field(content_store: ContentStore) -> Non
     by_id = {check.id: check for check in practice.checks or []}
     per_token = by_id["kv-per-token"]
     assert (per_token.dimension, per_token.per, per_token.value) == (BYTES, "token", 327680)
-    assert by_id["sessions-bf16"].dimension == COUNT and by_id["sessions-bf16"].value == 85
+    sessions = size(
+        load_preset("llama-3.1-70b"), SizingRequest(gpu="H200", gpus=8, tp=8, context=32768)
+    ).max_concurrency
+    assert by_id["sessions-bf16"].dimension == COUNT and by_id["sessions-bf16"].value == sessions
     assert '<data class="figure"' in practice.examples_html["mid"]  # live figures render
 
 
@@ -100,13 +104,14 @@ def test_requiring_the_fields_is_one_setting(flagship, monkeypatch) -> None:  # 
 
 
 def test_a_hint_may_not_give_a_figure_away(flagship) -> None:  # type: ignore[no-untyped-def]
+    # 320 (KiB per token) is a figure the answer states.
     def leak(data: dict[str, Any]) -> None:
         data["hints"][0] = (
-            "Remember that the pool holds 85 sessions of 32K, and think about what that means."
+            "Remember that one token costs 320 KiB here, and think about what that means."
         )
 
     (error,) = problems(flagship, leak)
-    assert error.startswith("hints.0: the hint gives away the number(s) 85")
+    assert error.startswith("hints.0: the hint gives away the number(s) 320")
 
 
 def test_hint_length_and_count(flagship) -> None:  # type: ignore[no-untyped-def]

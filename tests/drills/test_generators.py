@@ -90,7 +90,12 @@ def core_answers(drill) -> set:  # type: ignore[no-untyped-def, type-arg]
     if drill.skill == "min-gpus":
         r = size(
             spec,
-            SizingRequest(**common, context=i["context"], concurrency=i["concurrency"]),
+            SizingRequest(
+                **common,
+                context=i["context"],
+                concurrency=i["concurrency"],
+                reserve_bytes=i["reserve_bytes"],  # the one reserve the drill gives
+            ),
         )
         return {r.min_gpus}
     raise AssertionError(f"no check for {drill.skill}")

@@ -180,6 +180,7 @@ def test_time_inputs_and_the_time_section():
     code, out, err = _run(
         "llama-3.1-70b",
         *("--gpu", "H200", "--gpus", "8", "--context", "32768", "--concurrency", "85"),
+        *("--reserve", "5GiB"),  # Q12's stated reserve: the pool holds exactly 85
         *("--prompt-tokens", "4096", "--output-tokens", "200", "--tpot-slo-ms", "50"),
         *("--gpu-hour-usd", "3.5", "--remedies"),
     )

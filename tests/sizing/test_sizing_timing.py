@@ -150,7 +150,10 @@ def test_moe_step_grows_with_the_experts_touched():
     assert measured == sorted(measured)  # the measured step grows with the experts touched too
 
 
-FLAGSHIP = SizingRequest(gpu="H200", gpus=8, tp=8, context=32_768, concurrency=85)
+# CONTENT-BRIEF Q12 states a 5 GiB reserve: the pool then holds exactly the 85 sessions asked for.
+FLAGSHIP = SizingRequest(
+    gpu="H200", gpus=8, tp=8, context=32_768, concurrency=85, reserve_bytes=5 << 30
+)
 
 
 def test_flagship_setup_is_kv_bound_twice_over():

@@ -47,7 +47,8 @@ def assert_unique_ids(html: str) -> None:
 def expected(**changes: object) -> dict:
     """The core's answer for SETUP with some inputs changed."""
     inputs = {"gpu": "H200", "gpus": 8, "tp": 4, "context": 32768, "concurrency": 64}
-    request = SizingRequest(**{**inputs, "gpu_util": 0.9, **changes})  # type: ignore[arg-type]
+    pinned = {"gpu_util": 0.9, "reserve_bytes": 5 << 30}  # SETUP's utilisation and reserve
+    request = SizingRequest(**{**inputs, **pinned, **changes})  # type: ignore[arg-type]
     return size(load_preset("llama-3.1-70b"), request).to_dict()
 
 
@@ -268,7 +269,7 @@ def test_a_bad_config_is_an_inline_error_keeping_the_text(
 def test_config_size_and_body_limits(sqlite_client: TestClient) -> None:
     big = json.dumps({**load_preset_config("llama-3.1-8b"), "pad": "x" * (4 * 1024 * 1024)})
     assert "4 MiB" in field_error(config_post(sqlite_client, big).text, "config")
-    huge = config_post(sqlite_client, "x" * (17 * 1024 * 1024))
+    huge = config_post(sqlite_client, "x" * (33 * 1024 * 1024))
     assert huge.status_code == 413
 
 

@@ -14,6 +14,7 @@ from app.db.models.discussion import (
 from app.db.models.drills import DrillAttempt, DrillReviewCard
 from app.db.models.mail import OutboxMessage
 from app.db.models.practice import ActiveDay, Attempt, Bookmark, Note, ReviewCard, ReviewLog
+from app.db.models.shared_configs import SharedConfig
 
 __all__ = [
     "ActiveDay",
@@ -33,6 +34,7 @@ __all__ = [
     "Report",
     "ReviewCard",
     "ReviewLog",
+    "SharedConfig",
     "ThreadStats",
     "User",
     "UserSession",

@@ -51,6 +51,12 @@ class SizingResult:
     time: dict[str, Any] = field(default_factory=dict)  # timing.estimate: step time, TPOT, bound
     layout: dict[str, Any] = field(default_factory=dict)  # tp, pp, ep, replicas, domain crossing
     workload: dict[str, Any] | None = None  # serving.py: given prompt and output tokens
+    # The reserve's estimate: activation peak and CUDA graphs (memory/overhead.py).
+    memory_breakdown: dict[str, Any] = field(default_factory=dict)
+    # Each engine's KV pool for this setup: vllm, sglang, trtllm (memory/engines.py).
+    engines: dict[str, Any] = field(default_factory=dict)
+    # The pasted index.json's cross-check (memory/checkpoint.py), when one is given.
+    checkpoint_index: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (ints, bools, strings, None; ratios and util are the only floats)."""

@@ -5,21 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalogue.gpus import GPU
-from ..deployment.layout import Layout
 from ..deployment.request import SizingRequest, engine_name
 from ..errors import SizingError
 from ..memory.breakdown import layer_groups
 from ..memory.capacity import Replica, legal_tp_degrees, min_gpus, weights_reason
+from ..memory.checkpoint import CheckpointIndex, cross_check
+from ..memory.engines import Setup, engines_side_by_side
 from ..memory.kv import CacheProfile, profile
 from ..memory.placement import resolve_layout
 from ..model.dtypes import kv_dtype_bytes
 from ..model.spec import ModelSpec
 from ..time.estimates import time_object, workload_object
 from ..units import fmt_bytes
+from .notes import sizing_notes
 from .result import SizingResult
 
 
-def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
+def size(
+    spec: ModelSpec, req: SizingRequest | None = None, *, index: CheckpointIndex | None = None
+) -> SizingResult:
+    """Size ``spec`` for ``req``; ``index`` (a parsed model.safetensors.index.json) adds the
+    checkpoint cross-check. The engines and the cross-check never fail the exact answer: an
+    error in one is reported in its own field."""
     req = req or SizingRequest()
     gpu, layout, context = resolve_layout(spec, req)
     check_kv_dtype(req, gpu)
@@ -42,7 +49,7 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
     )
     groups = layer_groups(spec, kv_bytes, tp)
     smallest = min_gpus(spec, req, gpu, context)
-    notes = _notes(spec, req, gpu, layout, context, whole, rep)
+    notes = sizing_notes(spec, req, gpu, layout, context, whole, rep)
     if smallest is None:
         notes.append(
             f"min_gpus is null: no legal tp of one replica holds {req.concurrency:,} sequences "
@@ -104,7 +111,7 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
             "kv_dtype": req.kv_dtype,
             "weight_dtype": req.weight_dtype,
             "gpu_util": req.gpu_util,
-            "reserve_bytes": req.reserve,
+            "reserve_bytes": rep.reserve,
             "kv_budget_bytes": req.kv_budget_bytes,
             "pp": layout.pp,
             "engine": engine_name(req),
@@ -115,6 +122,11 @@ def size(spec: ModelSpec, req: SizingRequest | None = None) -> SizingResult:
         time=time_object(spec, req, gpu, layout, rep, context, per_replica),
         layout=layout.to_dict(),
         workload=workload_object(spec, req, gpu, layout, rep, context),
+        memory_breakdown=_breakdown(req, rep),
+        engines=engines_side_by_side(
+            Setup(spec, req, gpu, tp, context, layout.replicas, rep.weights_per_gpu, rep.profile)
+        ),
+        checkpoint_index=None if index is None else _checked(spec, index),
     )
 
 
@@ -136,6 +148,21 @@ def check_kv_dtype(req: SizingRequest, gpu: GPU) -> None:
         )
 
 
+def _breakdown(req: SizingRequest, rep: Replica) -> dict[str, Any]:
+    """The estimate behind the reserve (vLLM's rule), and whether the request overrides it."""
+    out = rep.overhead.to_dict()
+    out["reserve_bytes"] = 0 if req.kv_budget_bytes is not None else rep.reserve
+    out["overridden"] = req.reserve_bytes is not None or req.kv_budget_bytes is not None
+    return out
+
+
+def _checked(spec: ModelSpec, index: CheckpointIndex) -> dict[str, Any]:
+    try:
+        return cross_check(spec, index)
+    except Exception as error:
+        return {"total_size": index.total_size, "error": f"{type(error).__name__}: {error}"[:300]}
+
+
 def _cap_context(pool: int | None, limit: int | None) -> tuple[int | None, str | None]:
     """max_context never exceeds the model's limit; say which of the two binds."""
     if limit is not None and (pool is None or pool >= limit):
@@ -143,36 +170,6 @@ def _cap_context(pool: int | None, limit: int | None) -> tuple[int | None, str |
     if pool is None:
         return None, None
     return pool, "the KV pool"
-
-
-def _weights_note(spec: ModelSpec, req: SizingRequest, rep: Replica) -> str:
-    plan = rep.plan
-    quant = spec.quant
-    if quant is not None and plan.precision == quant.family:
-        kept = (
-            "only the MoE experts are quantised; attention, router, embeddings and LM head stay "
-            "bf16"
-            if quant.only_kinds
-            else (
-                "the modules the config lists as unquantised stay bf16"
-                if quant.skip or quant.layer_schemes
-                else "embeddings, LM head, norms and router stay bf16, as the engines keep them"
-            )
-        )
-        return f"Weights: {plan.source}: {kept}; override with weight_dtype."
-    if req.weight_dtype == "auto":
-        return f"Weights: {plan.source}; pass weight_dtype to size another precision."
-    if req.weight_dtype == "int4":
-        return (
-            "Weights: int4 as asked: 0.5 B per parameter plus one fp16 scale per group of 128 "
-            "(33/64 B per parameter); the embedding and output head stay bf16."
-        )
-    if req.weight_dtype in ("fp8", "int8"):
-        return (
-            f"Weights: {req.weight_dtype} as asked: 1 B per parameter (scales, <0.1%, not "
-            "counted); the embedding and output head stay bf16."
-        )
-    return f"Weights: {plan.source}."
 
 
 def _kv_reason(
@@ -227,113 +224,3 @@ def _formula(
             "filled": f"{' + '.join(seq_terms) or '0'} = {whole.bytes_at(context):,}",
         },
     }
-
-
-def _notes(
-    spec: ModelSpec,
-    req: SizingRequest,
-    gpu: GPU,
-    layout: Layout,
-    context: int,
-    whole: CacheProfile,
-    rep: Replica,
-) -> list[str]:
-    tp = layout.tp
-    notes = list(spec.notes)
-    notes.append(_weights_note(spec, req, rep))
-    if whole.windowed:
-        notes.append(
-            "Window/chunk layers are counted at min(context, window) tokens. Engines differ at "
-            "the edge: transformers keeps window−1 tokens; vLLM reserves up to "
-            "window−1+max_num_batched_tokens, rounded up to whole blocks plus one, so its "
-            "per-sequence figure (and its concurrency log) is somewhat higher."
-        )
-    notes.append(
-        "vLLM allocates KV in blocks (16 tokens by default), so each sequence can waste up to one "
-        "partly filled block per layer group; these figures are exact token counts."
-    )
-    if whole.constant:
-        notes.append(
-            "State follows vLLM: convolution state of conv_kernel−1 positions and the recurrent "
-            "state in the config's mamba_ssm dtype (else the model dtype). vLLM also pads hybrid "
-            "pages to a common size (and raises the attention block size), which can leave a few "
-            "percent of the pool unused; transformers allocates conv_kernel positions and fp32 "
-            "recurrent state."
-        )
-    if spec.has_sparse_indexer and req.kv_dtype != "fp8":
-        notes.append(
-            f"KV cache in {req.kv_dtype}, as asked or by default. vLLM's own default can differ "
-            "for sparse-attention MLA: its CacheConfig says DeepSeek-V3.2 defaults to fp8, and "
-            "DeepseekV32ForCausalLM.verify_and_update_config (vllm/model_executor/models/"
-            "config.py) switches the cache to the 656-byte fp8_ds_mla layout, for 'auto' in the "
-            "releases that introduced V3.2 and only when fp8 is asked in later ones. The start-up "
-            'log says which: "Using custom fp8 kv-cache format for DeepSeekV3.2". Pass '
-            "kv_dtype=fp8 to size that layout."
-        )
-    if req.kv_dtype == "fp8" and spec.is_mla:
-        if spec.has_sparse_indexer:
-            notes.append(
-                "fp8 on this sparse-attention MLA model uses FlashMLA's fp8_ds_mla layout, as "
-                "vLLM does: 512 fp8 latent values, one fp32 scale per 128, and the RoPE part in "
-                "bf16 (656 B per token per layer), plus the indexer's own fp8 cache."
-            )
-        else:
-            notes.append(
-                "fp8 on this MLA model stores one byte per latent element with per-tensor scales "
-                "(vLLM keeps the 656-byte fp8_ds_mla layout for sparse-attention models)."
-            )
-    kv_heads = {
-        c.attention.num_kv_heads
-        for c in spec.classes
-        if c.attention is not None and not c.attention.is_mla
-    }
-    if any(tp > kv for kv in kv_heads):
-        notes.append(
-            f"tp={tp} exceeds the KV head count ({min(kv_heads)}): each GPU holds a replicated "
-            "copy of its KV head, so per-GPU KV stops shrinking with more tp."
-        )
-    if spec.is_mla and tp > 1:
-        notes.append("The MLA latent is replicated on every TP rank: per-GPU KV does not shrink.")
-    notes += _layout_notes(req, layout)
-    if gpu.memory_is_estimate:
-        notes.append(f"{gpu.id} memory is an estimate: {gpu.memory_source}.")
-    if req.kv_budget_bytes is None:
-        notes.append(
-            f"Reserve: {fmt_bytes(req.reserve)} per GPU for activations, CUDA graphs and runtime "
-            f"(override with reserve_bytes); gpu_util {req.gpu_util} is vLLM's "
-            "gpu_memory_utilization (0.92 in current releases, 0.9 in older ones)."
-        )
-    return notes
-
-
-def _layout_notes(req: SizingRequest, layout: Layout) -> list[str]:
-    notes = []
-    per = layout.gpus_per_replica
-    idle = req.gpus % per
-    if idle:
-        shape = f"tp={layout.tp}" if layout.pp == 1 else f"tp × pp = {per}"
-        notes.append(
-            f"{idle} of {req.gpus} GPUs are idle: {req.gpus} is not a multiple of {shape}."
-        )
-    if req.tp is None and layout.replicas > 1 and req.gpus > layout.domain:
-        notes.append(
-            f"tp={layout.tp}: {layout.tp_source}; the other GPUs serve as {layout.replicas} "
-            "replicas (set tp to place one group across domains)."
-        )
-    if layout.crosses_scale_up_domain:
-        notes.append(
-            f"tp={layout.tp} spans more than one scale-up domain of {layout.domain} GPUs: its "
-            "all-reduces run over the network link, far slower than the scale-up link."
-        )
-    if layout.pp > 1:
-        notes.append(
-            f"pp={layout.pp} ({layout.pp_source}): each GPU holds its stage's share of the layers "
-            "(the largest stage's, ceil(layers / pp)) of weights and KV."
-        )
-    if layout.dp_attention:
-        notes.append(
-            f"Attention is data-parallel over the {layout.tp} GPUs of a group: each rank keeps "
-            "every KV head of its own sequences and a full copy of the attention weights; "
-            f"experts are sharded over ep={layout.ep}."
-        )
-    return notes

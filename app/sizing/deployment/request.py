@@ -17,11 +17,6 @@ GIB = 1 << 30
 # older releases and most guides say 0.9.
 DEFAULT_GPU_UTIL = 0.92
 
-# Per-GPU memory outside weights and KV: the activation peak of vLLM's profile run at
-# max_num_batched_tokens, CUDA graphs, NCCL buffers and the CUDA context. 5 GiB sits at the low
-# end of SGLang's "leave ~5-8 GB for activations and CUDA graphs" advice; override per setup.
-DEFAULT_RESERVE_BYTES = 5 * GIB
-
 # "auto": the precision the checkpoint ships (its quantization_config), else bf16.
 WEIGHT_DTYPES = ("auto", *WEIGHT_DTYPE_BYTES)
 
@@ -49,7 +44,7 @@ class SizingRequest:
     kv_dtype: str = "bf16"  # bf16 | fp16 | fp8 (fp8 on sparse-attention MLA = fp8_ds_mla)
     weight_dtype: str = "auto"  # auto (as the checkpoint ships) | bf16 | fp16 | fp8 | int8 | int4
     gpu_util: float = DEFAULT_GPU_UTIL
-    reserve_bytes: int | None = None  # None → DEFAULT_RESERVE_BYTES
+    reserve_bytes: int | None = None  # None → the estimate (memory/overhead.py, vLLM's rule)
     kv_budget_bytes: int | None = None  # explicit KV bytes per GPU (vLLM --kv-cache-memory)
     prompt_tokens: int | None = None  # TTFT prompt length; None → the context
     output_tokens: int | None = None  # tokens generated per request (request time)
@@ -105,10 +100,6 @@ class SizingRequest:
         if self.kv_budget_bytes is not None:
             _check_int(self.kv_budget_bytes, "kv_budget_bytes", 1, MAX_BYTES)
         check_time_inputs(self)
-
-    @property
-    def reserve(self) -> int:
-        return DEFAULT_RESERVE_BYTES if self.reserve_bytes is None else self.reserve_bytes
 
 
 MAX_PRICE_USD = 1e4  # per GPU-hour

@@ -20,6 +20,7 @@ from ..model.precision import shipped_weight_bytes
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
 from .kv import CacheProfile, profile
+from .overhead import Overhead, vllm_overhead, vllm_reserve
 
 AS_SHIPPED = "auto"  # weight_dtype: the precision the checkpoint ships (bf16 when it states none)
 FP4_SHIPPED = frozenset({"nvfp4", "mxfp4"})  # asking for fp4 on these sizes the shipped layout
@@ -160,7 +161,12 @@ class Replica:
         else:
             self.weights_per_gpu = -(-self.weights // shards)
         self.usable = usable_bytes(gpu, req.gpu_util)
-        self.reserve = req.reserve
+        # The reserve: vLLM's activation peak and CUDA graphs, estimated (overhead.py), unless
+        # the request states one.
+        self._estimate = (spec, gpu, tp)
+        self.reserve = (
+            vllm_reserve(spec, gpu, tp) if req.reserve_bytes is None else req.reserve_bytes
+        )
         if req.kv_budget_bytes is not None:
             self.budget = req.kv_budget_bytes
             self.fits_weights = self.weights_per_gpu + self.budget <= gpu.memory_bytes
@@ -172,6 +178,11 @@ class Replica:
         self.profile: CacheProfile = stage_share(whole, spec.num_layers, self.pp)
         self.step_cache = whole  # one rank's cache over every layer: what a full pass reads
         self.ranks = tp if self.dp_attention else 1  # ranks holding separate sequences
+
+    @property
+    def overhead(self) -> Overhead:
+        """The reserve's estimate with its formulas (built when a result shows it)."""
+        return vllm_overhead(*self._estimate)
 
     def sequences(self, context: int) -> int:
         """Whole sequences of ``context`` tokens one replica holds."""
@@ -253,6 +264,6 @@ def weights_reason(rep: Replica, gpu: GPU, req: SizingRequest) -> str | None:
         )
     return (
         f"weights ({fmt_bytes(rep.weights_per_gpu)} per GPU) plus the "
-        f"{fmt_bytes(rep.reserve)} runtime reserve leave no room for KV in the "
+        f"{fmt_bytes(rep.reserve)} runtime reserve (activation peak and CUDA graphs) leave no room for KV in the "
         f"{fmt_bytes(rep.usable)} usable per GPU"
     )

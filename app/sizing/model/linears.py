@@ -213,7 +213,7 @@ def _experts(keys: Keys, moe: Moe, name: str) -> list[Linear]:
         out.append(Linear(f"{name}.fc2_latent_proj", MLP, h, moe.latent))
     out += _dense(moe.gated, moe.expert_width, inter, f"{name}.experts", EXPERTS, e)
     if keys.has("shared_expert_intermediate_size"):
-        shared = keys.int("shared_expert_intermediate_size")
+        shared = keys.int("shared_expert_intermediate_size", minimum=0)
         if shared:
             out += _dense(moe.gated, h, shared, f"{name}.shared_expert", SHARED)
             if moe.layout.shared_expert_gate:

@@ -89,7 +89,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         notes=tuple(notes),
         context_limit=limit.tokens,
         context_limit_source=limit.source,
-        linears=tuple(linear_inventory(keys, dims, layers)) if qc else (),
+        linears=_linears(keys, dims, layers, quantized=bool(qc)),
         quant=read_quantization(qc) if qc else None,
     )
 
@@ -97,6 +97,17 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
 def _vocab(keys: Keys) -> int:
     key = keys.first(("vocab_size", "n_vocab", "padded_vocab_size")) or "vocab_size"
     return keys.int(key, maximum=MAX_VOCAB)
+
+
+def _linears(keys: Keys, dims: Any, layers: Any, *, quantized: bool) -> tuple[Any, ...]:
+    """The matrix inventory: weight bytes as shipped need it (an error there is the config's);
+    otherwise only the overhead estimate reads it, which falls back to the residual stream."""
+    try:
+        return tuple(linear_inventory(keys, dims, layers))
+    except SizingError:
+        if quantized:
+            raise
+        return ()
 
 
 def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:

@@ -19,11 +19,13 @@ from ..answer.remedies import remedies
 from ..answer.sizer import size
 from ..catalogue.presets import load_preset
 from ..deployment.request import DEFAULT_GPU_UTIL, WEIGHT_DTYPES, SizingRequest
-from ..errors import ConfigError, SizingError
+from ..errors import ConfigError, SizingError, UnsupportedArchitectureError
+from ..memory.checkpoint import CheckpointIndex, index_only, parse_checkpoint_index
 from ..model.dtypes import KV_DTYPE_BYTES
 from ..model.parse import parse_config
 from ..model.spec import ModelSpec
 from .report import format_report
+from .report_memory import format_memory
 from .report_time import format_time
 from .report_workload import format_workload
 from .workload_flags import WORKLOAD_FLAGS, add_workload_arguments, workload_kwargs
@@ -111,9 +113,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         type=byte_count,
         default=None,
         metavar="BYTES",
-        help="per-GPU activation/runtime reserve (default 5GiB)",
+        help="per-GPU activation and CUDA-graph reserve (default: estimated by vLLM's rule, "
+        "shown under memory_breakdown)",
     )
     add_workload_arguments(parser)
+    parser.add_argument(
+        "--index",
+        default=None,
+        metavar="PATH",
+        help="the checkpoint's model.safetensors.index.json: cross-checks its total_size against "
+        "the weights (only metadata.total_size is needed)",
+    )
     parser.add_argument(
         "--remedies", action="store_true", help="also list ranked what-ifs for a KV-bound setup"
     )
@@ -139,13 +149,24 @@ def read_model(source: str, stdin: TextIO | None = None, name: str | None = None
     return dataclasses.replace(spec, name=name) if name else spec
 
 
-def _load_json(text: str, where: str) -> Any:
+def read_index(path: str | None) -> CheckpointIndex | None:
+    """The --index file, parsed; errors name --index."""
+    if path is None:
+        return None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}", field="index") from None
+    return parse_checkpoint_index(_load_json(text, path, field="index"))
+
+
+def _load_json(text: str, where: str, field: str = "config") -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-            field="config",
+            field=field,
         ) from None
 
 
@@ -157,7 +178,9 @@ def run(
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
+    index = None
     try:
+        index = read_index(getattr(args, "index", None))
         spec = read_model(args.model, stdin, getattr(args, "name", None))
         req = SizingRequest(
             gpu=args.gpu,
@@ -172,11 +195,19 @@ def run(
             kv_budget_bytes=args.kv_budget,
             **workload_kwargs(args),
         )
-        result = size(spec, req)
+        result = size(spec, req, index=index)
         fixes = remedies(spec, req) if args.remedies else None
     except SizingError as exc:
         field = f"{flag_for(exc.field)}: " if exc.field else ""
         print(f"prefill size: error: {field}{exc.message}", file=err)
+        if index is not None and isinstance(exc, UnsupportedArchitectureError):
+            # The core refuses the family, but the index still gives its exact weight bytes.
+            known = index_only(index, exc.message)
+            if args.json:
+                json.dump({"error": exc.message, "checkpoint_index": known}, out)
+                out.write("\n")
+            else:
+                out.write(known["note"] + "\n")
         return EXIT_BAD_INPUT
     if args.json:
         payload = result.to_dict()
@@ -186,6 +217,7 @@ def run(
         out.write("\n")
         return 0
     out.write(in_flag_terms(format_report(result)) + "\n\n" + format_time(result) + "\n")
+    out.write("\n" + format_memory(result) + "\n")
     if result.workload is not None:
         out.write("\n" + format_workload(result) + "\n")
     if fixes is not None:
@@ -233,7 +265,10 @@ def in_flag_terms(report: str) -> str:
 
 
 def flag_for(field: str) -> str:
-    """Name a field in an error as the command-line option that sets it."""
+    """Name a field in an error as the command-line option that sets it ("index.metadata.
+    total_size" → "--index metadata.total_size")."""
+    if field == "index" or field.startswith("index."):
+        return "--index" + (f" {field[6:]}" if field != "index" else "")
     return FLAGS.get(field, field)
 
 

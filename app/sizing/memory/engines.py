@@ -1,0 +1,256 @@
+"""Each serving engine's KV pool for one setup, by the engine's own start-up rule.
+
+One function per engine (``ENGINE_RULES``), each returning the pool per GPU, what it holds and the
+rule filled with this setup's numbers, with the code it follows. Each is read from the engine's
+current source; the non-KV parts they subtract are the estimates of ``overhead.py``.
+
+- vLLM (v0.34.0): ``requested_memory = ceil(CUDA total × gpu_memory_utilization)``
+  (vllm/v1/worker/utils.py ``request_memory``), then ``Worker.determine_available_memory``
+  (vllm/v1/worker/gpu_worker.py): ``requested_memory − non_kv_cache_memory −
+  cudagraph_memory_estimate``, where ``non_kv_cache_memory`` is the weights plus the profile run's
+  peak (``memory_profiling``, vllm/utils/mem_utils.py). Blocks of 64 tokens
+  (``CacheConfig.DEFAULT_BLOCK_SIZE``).
+- SGLang (v0.5.23): ``mem_fraction_static`` defaults to ``(nvidia-smi total − reserved) /
+  nvidia-smi total`` (python/sglang/srt/arg_groups/memory_hook.py
+  ``handle_gpu_memory_settings``), and the pool is what is free after loading less
+  ``free-before-load × (1 − mem_fraction_static)``
+  (python/sglang/srt/mem_cache/kv_cache_configurator.py ``_profile_available_bytes``), divided
+  by the cell size (python/sglang/srt/model_executor/pool_configurator.py
+  ``DefaultPoolConfigurator.calculate_pool_sizes``).
+- TensorRT-LLM: ``(total − peak of the profiling pass + KV allocated for it) ×
+  free_gpu_memory_fraction`` (tensorrt_llm/_torch/pyexecutor/_util.py
+  ``KvCacheCreator.configure_kv_cache_capacity``, ``_cal_max_memory``), fraction 0.9
+  (tensorrt_llm/commands/serve.py ``--kv_cache_free_gpu_memory_fraction``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..catalogue.gpus import GPU
+from ..deployment.request import SizingRequest
+from ..model.spec import ModelSpec
+from ..units import fmt_bytes
+from .kv import CacheProfile
+from .overhead import VLLM_SOURCE, Overhead, trtllm_overhead, vllm_overhead
+
+MIB = 1 << 20
+SGLANG_SOURCE = "sgl-project/sglang v0.5.23"
+TRTLLM_SOURCE = "NVIDIA/TensorRT-LLM"
+TRTLLM_FRACTION = 0.9
+VLLM_BLOCK = 64
+TRTLLM_BLOCK = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What every engine rule needs about one replica of the request."""
+
+    spec: ModelSpec
+    req: SizingRequest
+    gpu: GPU
+    tp: int
+    context: int
+    replicas: int
+    weights_per_gpu: int
+    profile: CacheProfile  # per-GPU cache profile at this tp
+
+
+def _capacity(setup: Setup, pool: int, block: int) -> dict[str, Any]:
+    """Tokens and whole sequences a pool holds, in the engine's block granularity."""
+    per_token = setup.profile.per_token
+    pool = max(pool, 0)
+    tokens = pool // per_token // block * block if per_token else None
+    rounded = -(-setup.context // block) * block
+    per_seq = setup.profile.bytes_at(rounded)
+    per_replica = pool // per_seq if per_seq else 0
+    concurrency = per_replica * setup.replicas
+    return {
+        "kv_pool_bytes_per_gpu": pool,
+        "kv_capacity_tokens": tokens,
+        "sequences_per_replica": per_replica,
+        "max_concurrency": concurrency,
+        "block_tokens": block,
+        "fits": pool > 0 and concurrency >= setup.req.concurrency,
+    }
+
+
+def _explicit_budget(setup: Setup, engine: str, flag: str, source: str) -> dict[str, Any]:
+    budget = setup.req.kv_budget_bytes
+    assert budget is not None
+    block = {"vllm": VLLM_BLOCK, "trtllm": TRTLLM_BLOCK}.get(engine, 1)
+    return {
+        **_capacity(setup, budget, block),
+        "rule": f"the explicit KV budget ({fmt_bytes(budget)} per GPU), set with {flag}",
+        "source": source,
+        "settings": {},
+    }
+
+
+def vllm_memory(setup: Setup) -> dict[str, Any]:
+    source = (
+        f"{VLLM_SOURCE}: vllm/v1/worker/gpu_worker.py Worker.determine_available_memory; "
+        "vllm/v1/worker/utils.py request_memory; vllm/utils/mem_utils.py memory_profiling"
+    )
+    if setup.req.kv_budget_bytes is not None:
+        return _explicit_budget(setup, "vllm", "--kv-cache-memory-bytes", source)
+    util = setup.req.gpu_util
+    requested = math.ceil(setup.gpu.memory_bytes * util)
+    overhead = vllm_overhead(setup.spec, setup.gpu, setup.tp)
+    pool = requested - setup.weights_per_gpu - overhead.total
+    return {
+        **_capacity(setup, pool, VLLM_BLOCK),
+        "rule": (
+            f"ceil({fmt_bytes(setup.gpu.memory_bytes)} × {util}) − "
+            f"{fmt_bytes(setup.weights_per_gpu)} weights − "
+            f"{fmt_bytes(overhead.part('activation_peak'))} activation peak − "
+            f"{fmt_bytes(overhead.part('cuda_graphs'))} CUDA graphs = {fmt_bytes(max(pool, 0))}"
+        ),
+        "source": source,
+        "settings": {"gpu_memory_utilization": util, **overhead.settings},
+        "overhead": overhead.to_dict(),
+        "note": (
+            "With --gpu-memory-utilization unset, vLLM 0.34 on CUDA sizes an extensible KV cache "
+            "from the memory free after warm-up and graph capture (utilisation 1.0, less a "
+            "margin of max(1 GiB, 0.75 × the activation peak)); the launch command sets it."
+        ),
+    }
+
+
+def sglang_static_fraction(gpu: GPU, tp: int, mla: bool) -> tuple[float, dict[str, Any]]:
+    """``mem_fraction_static`` as ``handle_gpu_memory_settings`` picks it for a text model on
+    one node (no speculative decoding, no DP attention, pp 1), with its inputs."""
+    gpu_mem = gpu.nvidia_smi_bytes / MIB  # get_nvgpu_memory_capacity: nvidia-smi, MiB
+    if gpu_mem < 20 * 1024:
+        chunked, max_bs = 2048, 8
+    elif gpu_mem < 35 * 1024:
+        chunked, max_bs = 4096, 48 if tp < 4 else 160
+    elif gpu_mem < 60 * 1024:
+        chunked, max_bs = 4096, 32 if tp < 4 else 160
+    elif gpu_mem < 160 * 1024:
+        chunked, max_bs = 8192, 256 if tp < 4 else 512
+    else:
+        chunked, max_bs = 16384, 512
+    activation = max(chunked, 2048) * 1.5
+    graphs = max_bs * 2.0
+    prefill_graphs = 0.0
+    if gpu.vendor == "NVIDIA":  # default_prefill_backend: breakable graphs on CUDA only
+        # reserve_for_graph_mb: MLA's prefill graphs take 1.5 GiB, others 8 MiB a size.
+        prefill_graphs = 1.5 * 1024 if mla else len(sglang_prefill_graph_sizes(chunked)) * 8.0
+    reserved = 512 + activation + tp / 8 * 1024 + graphs + prefill_graphs
+    if gpu_mem > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    fraction = round((gpu_mem - reserved) / gpu_mem, 3)
+    return fraction, {
+        "nvidia_smi_mib": gpu_mem,
+        "chunked_prefill_size": chunked,
+        "cuda_graph_max_bs": max_bs,
+        "reserved_mib": reserved,
+        "reserved_parts_mib": {
+            "floor": 512,
+            "activations (chunked_prefill_size × 1.5)": activation,
+            "parallel slack (tp / 8 × 1024)": tp / 8 * 1024,
+            "decode graphs (max_bs × 2)": graphs,
+            "prefill graphs": prefill_graphs,
+        },
+    }
+
+
+def sglang_prefill_graph_sizes(max_bs: int) -> list[int]:
+    """``generate_prefill_cuda_graph_batch_sizes`` (python/sglang/srt/arg_groups/
+    cuda_graph_hook.py): the token counts breakable prefill graphs capture."""
+    sizes = [
+        *range(4, 33, 4),
+        *range(48, 257, 16),
+        *range(288, 513, 32),
+        *range(576, 1025, 64),
+        *range(1280, 4097, 256),
+        *range(4608, max_bs + 1, 512),
+    ]
+    return [s for s in sizes if s <= max_bs]
+
+
+def sglang_memory(setup: Setup) -> dict[str, Any]:
+    source = (
+        f"{SGLANG_SOURCE}: python/sglang/srt/arg_groups/memory_hook.py "
+        "handle_gpu_memory_settings, reserve_for_graph_mb; "
+        "python/sglang/srt/mem_cache/kv_cache_configurator.py "
+        "KVCacheConfigurator._profile_available_bytes; "
+        "python/sglang/srt/model_executor/pool_configurator.py "
+        "DefaultPoolConfigurator.calculate_pool_sizes"
+    )
+    if setup.req.kv_budget_bytes is not None:
+        return _explicit_budget(setup, "sglang", "--max-total-tokens", source)
+    fraction, settings = sglang_static_fraction(setup.gpu, setup.tp, setup.spec.is_mla)
+    before_load = setup.gpu.memory_bytes  # free before loading; the CUDA context is not modelled
+    slack = math.floor(before_load * (1 - fraction))
+    pool = before_load - setup.weights_per_gpu - slack
+    return {
+        **_capacity(setup, pool, 1),
+        "rule": (
+            f"{fmt_bytes(before_load)} free before loading − {fmt_bytes(setup.weights_per_gpu)} "
+            f"weights − {fmt_bytes(before_load)} × (1 − {fraction}) = {fmt_bytes(max(pool, 0))}; "
+            f"mem_fraction_static {fraction} = (nvidia-smi {settings['nvidia_smi_mib']:,.0f} MiB "
+            f"− {settings['reserved_mib']:,.0f} MiB reserved) / nvidia-smi"
+        ),
+        "source": source,
+        "settings": {"mem_fraction_static": fraction, **settings},
+        "note": (
+            "Free memory before loading is taken as the CUDA total (the CUDA context and NCCL "
+            "buffers lower it slightly); the pool is rounded down to the attention backend's "
+            "page size, and Mamba/linear-attention state is carved out before KV."
+        ),
+    }
+
+
+def trtllm_memory(setup: Setup) -> dict[str, Any]:
+    source = (
+        f"{TRTLLM_SOURCE}: tensorrt_llm/_torch/pyexecutor/_util.py "
+        "KvCacheCreator.configure_kv_cache_capacity, _cal_max_memory; "
+        "tensorrt_llm/commands/serve.py (--kv_cache_free_gpu_memory_fraction 0.9)"
+    )
+    if setup.req.kv_budget_bytes is not None:
+        return _explicit_budget(
+            setup, "trtllm", "kv_cache_config.max_gpu_total_bytes (extra options)", source
+        )
+    overhead: Overhead = trtllm_overhead(setup.spec, setup.gpu, setup.tp)
+    free = setup.gpu.memory_bytes - setup.weights_per_gpu - overhead.total
+    pool = math.floor(max(free, 0) * TRTLLM_FRACTION)
+    return {
+        **_capacity(setup, pool, TRTLLM_BLOCK),
+        "rule": (
+            f"({fmt_bytes(setup.gpu.memory_bytes)} − {fmt_bytes(setup.weights_per_gpu)} weights − "
+            f"{fmt_bytes(overhead.part('activation_peak'))} profiling peak − "
+            f"{fmt_bytes(overhead.part('cuda_graphs'))} CUDA graphs) × {TRTLLM_FRACTION} = "
+            f"{fmt_bytes(pool)}"
+        ),
+        "source": source,
+        "settings": {"free_gpu_memory_fraction": TRTLLM_FRACTION, **overhead.settings},
+        "overhead": overhead.to_dict(),
+        "note": (
+            "The profiling pass also counts memory outside torch (NCCL, the CUDA context), "
+            "which this estimate leaves out."
+        ),
+    }
+
+
+ENGINE_RULES: dict[str, Callable[[Setup], dict[str, Any]]] = {
+    "vllm": vllm_memory,
+    "sglang": sglang_memory,
+    "trtllm": trtllm_memory,
+}
+
+
+def engines_side_by_side(setup: Setup) -> dict[str, dict[str, Any]]:
+    """Every engine's pool; a rule that fails reports its error in its own entry (the exact
+    figures of the main result never depend on these)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, rule in ENGINE_RULES.items():
+        try:
+            out[name] = rule(setup)
+        except Exception as error:
+            out[name] = {"error": f"{type(error).__name__}: {error}"[:300]}
+    return out

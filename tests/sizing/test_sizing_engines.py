@@ -1,0 +1,137 @@
+"""Each engine's KV pool (memory/engines.py), worked by hand from the engines' own rules."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from app.sizing import ENGINE_RULES, SizingRequest, get_gpu, load_preset, size
+from app.sizing.memory import engines as engine_module
+from app.sizing.memory.engines import sglang_prefill_graph_sizes, sglang_static_fraction
+from app.sizing.memory.overhead import trtllm_overhead, vllm_overhead
+
+GIB = 1 << 30
+MIB = 1 << 20
+H200_TOTAL = get_gpu("H200").memory_bytes
+REQUEST = SizingRequest(gpu="H200", gpus=8, context=32_768, concurrency=8)
+
+
+@pytest.fixture(scope="module")
+def llama70b():
+    spec = load_preset("llama-3.1-70b")
+    return spec, size(spec, REQUEST)
+
+
+def test_three_engines_each_with_their_fields(llama70b):
+    _, result = llama70b
+    assert set(result.engines) == {"vllm", "sglang", "trtllm"} == set(ENGINE_RULES)
+    for name, engine in result.engines.items():
+        assert "error" not in engine, name
+        for key in ("kv_pool_bytes_per_gpu", "kv_capacity_tokens", "max_concurrency"):
+            assert isinstance(engine[key], int) and engine[key] > 0, (name, key)
+        assert engine["rule"] and engine["source"] and engine["fits"]
+
+
+def test_vllm_pool_is_the_main_budget_in_64_token_blocks(llama70b):
+    spec, result = llama70b
+    vllm = result.engines["vllm"]
+    over = vllm_overhead(spec, get_gpu("H200"), 8)
+    pool = math.ceil(H200_TOTAL * 0.92) - 2 * 70_553_706_496 // 8 - over.total
+    assert vllm["kv_pool_bytes_per_gpu"] == pool == result.kv_budget_bytes_per_gpu
+    assert vllm["kv_capacity_tokens"] == pool // 40_960 // 64 * 64
+    assert vllm["max_concurrency"] == pool // (40_960 * 32_768)
+    assert "Worker.determine_available_memory" in vllm["source"]
+
+
+def test_sglang_static_fraction_by_gpu_size():
+    # H200: nvidia-smi 143,771 MiB; chunked prefill 8,192 and 512 decode graphs at tp 8;
+    # reserved = 512 + 8,192 × 1.5 + 8/8 × 1,024 + 512 × 2 + 58 prefill sizes × 8 = 15,312 MiB.
+    assert len(sglang_prefill_graph_sizes(8192)) == 58
+    fraction, parts = sglang_static_fraction(get_gpu("H200"), 8, mla=False)
+    assert parts["reserved_mib"] == 15_312
+    assert fraction == round((143_771 - 15_312) / 143_771, 3) == 0.893
+    # H100 at tp 1: 256 decode graphs, 1/8 GiB of parallel slack.
+    fraction, parts = sglang_static_fraction(get_gpu("H100-SXM"), 1, mla=False)
+    assert parts["reserved_mib"] == 512 + 12_288 + 128 + 512 + 464
+    assert fraction == round((81_559 - 13_904) / 81_559, 3) == 0.83
+    # MLA's prefill graphs take 1.5 GiB; AMD GPUs capture no prefill graphs.
+    _, parts = sglang_static_fraction(get_gpu("H200"), 8, mla=True)
+    assert parts["reserved_mib"] == 512 + 12_288 + 1024 + 1024 + 1536
+    fraction, parts = sglang_static_fraction(get_gpu("MI300X"), 8, mla=False)
+    assert (
+        parts["chunked_prefill_size"] == 16384
+        and parts["reserved_parts_mib"]["prefill graphs"] == 0
+    )
+    assert parts["reserved_mib"] == 512 + 24_576 + 1024 + 1024
+    # A small GPU stays under the 10 GiB floor's reach.
+    fraction, parts = sglang_static_fraction(get_gpu("A100-40GB"), 1, mla=False)
+    assert parts["chunked_prefill_size"] == 4096 and parts["cuda_graph_max_bs"] == 32
+
+
+def test_sglang_pool_is_free_memory_times_the_fraction_less_weights(llama70b):
+    _, result = llama70b
+    sglang = result.engines["sglang"]
+    weights = 2 * 70_553_706_496 // 8
+    pool = H200_TOTAL - weights - math.floor(H200_TOTAL * (1 - 0.893))
+    assert sglang["kv_pool_bytes_per_gpu"] == pool
+    assert sglang["kv_capacity_tokens"] == pool // 40_960
+    assert sglang["settings"]["mem_fraction_static"] == 0.893
+    assert "_profile_available_bytes" in sglang["source"]
+
+
+def test_trtllm_takes_its_fraction_of_what_is_free_after_profiling(llama70b):
+    spec, result = llama70b
+    trt = result.engines["trtllm"]
+    over = trtllm_overhead(spec, get_gpu("H200"), 8)
+    free = H200_TOTAL - 2 * 70_553_706_496 // 8 - over.total
+    assert trt["kv_pool_bytes_per_gpu"] == math.floor(free * 0.9)
+    assert trt["kv_capacity_tokens"] == trt["kv_pool_bytes_per_gpu"] // 40_960 // 32 * 32
+    assert over.settings["cuda_graph_batch_sizes"] == 34  # 1..31, 32, 64, 128
+    assert "configure_kv_cache_capacity" in trt["source"]
+
+
+def test_an_explicit_kv_budget_is_every_engines_pool():
+    result = size(
+        load_preset("llama-3.1-8b"), SizingRequest(context=8192, kv_budget_bytes=10 * GIB)
+    )
+    for name, engine in result.engines.items():
+        assert engine["kv_pool_bytes_per_gpu"] == 10 * GIB, name
+        assert "explicit KV budget" in engine["rule"]
+    assert result.memory_breakdown["reserve_bytes"] == 0 and result.memory_breakdown["overridden"]
+
+
+def test_an_engine_that_fails_reports_in_its_own_field(monkeypatch):
+    def broken(setup):
+        raise ZeroDivisionError("no rule")
+
+    monkeypatch.setitem(engine_module.ENGINE_RULES, "sglang", broken)
+    result = size(load_preset("llama-3.1-8b"), SizingRequest(context=8192))
+    assert result.engines["sglang"] == {"error": "ZeroDivisionError: no rule"}
+    assert result.engines["vllm"]["kv_pool_bytes_per_gpu"] == result.kv_budget_bytes_per_gpu
+    assert result.max_concurrency > 0  # the exact answer stands
+
+
+def test_weights_past_the_static_fraction_leave_vllm_and_sglang_no_pool():
+    """70B in bf16 on one H200: 131.4 GiB of weights pass vLLM's 0.92 and SGLang's static
+    fraction, but TensorRT-LLM takes 0.9 of what is left after loading, so it still finds a
+    small pool."""
+    spec = load_preset("llama-3.1-70b")
+    result = size(spec, SizingRequest(gpu="H200", context=8192))
+    assert not result.fits
+    for name in ("vllm", "sglang"):
+        engine = result.engines[name]
+        assert engine["kv_pool_bytes_per_gpu"] == 0 and engine["max_concurrency"] == 0, name
+        assert not engine["fits"]
+    over = trtllm_overhead(spec, get_gpu("H200"), 1)
+    left = H200_TOTAL - 2 * 70_553_706_496 - over.total
+    assert result.engines["trtllm"]["kv_pool_bytes_per_gpu"] == math.floor(left * 0.9) > 0
+
+
+def test_replicas_multiply_each_engines_sessions():
+    spec = load_preset("llama-3.1-8b")
+    one = size(spec, SizingRequest(gpu="H100-SXM", gpus=1, context=8192))
+    four = size(spec, replace(SizingRequest(gpu="H100-SXM", gpus=4, tp=1, context=8192)))
+    for name in ENGINE_RULES:
+        assert four.engines[name]["max_concurrency"] == 4 * one.engines[name]["max_concurrency"]
