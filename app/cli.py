@@ -96,13 +96,14 @@ def _content_check(args: argparse.Namespace) -> int:
     settings = Settings()
     root = args.path or settings.content_dir
     try:
-        store = load_site_content(root)
+        store = load_site_content(root, check_exercises=True)
     except ContentInvalid as error:
         print(error, file=sys.stderr)
         return 1
     print(
         f"Content OK: {len(store.tracks)} tracks, {len(store.questions)} questions, "
-        f"{len(store.concepts)} concept cards ({root})."
+        f"{len(store.concepts)} concept cards, {len(store.exercises)} exercises, each "
+        f"reference solution passing its tests and each kept wrong solution failing one ({root})."
     )
     return 0
 

@@ -23,6 +23,18 @@ VERSIONED_DIRS = ("vendor/fonts/",)
 REVALIDATE = "public, max-age=0, must-revalidate"
 _FONT_URL = re.compile(r'url\("([^"]+\.woff2)"\)')
 _HASHED = re.compile(r"^(?P<stem>.+)\.(?P<hash>[0-9a-f]{10})(?P<suffix>\.[A-Za-z0-9]+)$")
+# Digests by (path, size, mtime): the vendored Python runtime is 13 MB, and a process (a test run
+# above all) builds many manifests; an unchanged file is hashed once per process.
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def _file_digest(path: Path) -> str:
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    digest = _DIGESTS.get(key)
+    if digest is None:
+        digest = _DIGESTS[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+    return digest
 
 
 @dataclass(frozen=True)
@@ -62,7 +74,7 @@ class AssetManifest:
 
     def _add(self, path: Path) -> None:
         relative = path.relative_to(self.root).as_posix()
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+        digest = _file_digest(path)
         stem, dot, suffix = relative.rpartition(".")
         hashed = f"{stem}.{digest}.{suffix}" if dot else f"{relative}.{digest}"
         self._assets[relative] = Asset(path=path, digest=digest, url=f"{self.prefix}/{hashed}")

@@ -1,0 +1,83 @@
+// The exercise editor: CodeMirror 6 over a plain <textarea name="code">, bundled by `make` with
+// esbuild into static/vendor/editor/editor.js (never committed). Without JavaScript the textarea
+// is the editor; with it, CodeMirror takes its place and writes every change back into it, so
+// the form, the autosave and the runner all read one field.
+//
+// Keyboard: Tab indents (Shift-Tab dedents). Escape, then Tab, moves focus out of the editor,
+// as CodeMirror's tab-focus mode does; Ctrl-M (or Alt-Shift-M on macOS) toggles that mode.
+import { EditorState } from "@codemirror/state";
+import {
+  EditorView,
+  keymap,
+  lineNumbers,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  drawSelection,
+} from "@codemirror/view";
+import {
+  defaultKeymap,
+  history,
+  historyKeymap,
+  indentWithTab,
+} from "@codemirror/commands";
+import {
+  indentOnInput,
+  bracketMatching,
+  indentUnit,
+  syntaxHighlighting,
+} from "@codemirror/language";
+import { python } from "@codemirror/lang-python";
+import { classHighlighter } from "@lezer/highlight";
+
+function attach(textarea, options) {
+  const settings = options || {};
+  const onChange = settings.onChange || function () {};
+  const labelledBy = textarea.getAttribute("aria-labelledby") || "";
+  const describedBy = textarea.getAttribute("aria-describedby") || "";
+  const contentAttributes = { "aria-labelledby": labelledBy };
+  if (describedBy) contentAttributes["aria-describedby"] = describedBy;
+  const view = new EditorView({
+    state: EditorState.create({
+      doc: textarea.value,
+      extensions: [
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        highlightActiveLine(),
+        drawSelection(),
+        history(),
+        indentOnInput(),
+        bracketMatching(),
+        indentUnit.of("    "),
+        EditorState.tabSize.of(4),
+        python(),
+        // Token classes (tok-keyword, tok-string, …) styled by the site's stylesheet, so the
+        // colours follow the light and dark themes and no style is injected per token.
+        syntaxHighlighting(classHighlighter),
+        keymap.of([indentWithTab, ...defaultKeymap, ...historyKeymap]),
+        EditorView.contentAttributes.of(contentAttributes),
+        EditorView.updateListener.of(function (update) {
+          if (!update.docChanged) return;
+          textarea.value = update.state.doc.toString();
+          onChange(textarea.value);
+        }),
+      ],
+    }),
+  });
+  textarea.hidden = true;
+  textarea.insertAdjacentElement("afterend", view.dom);
+  view.dom.classList.add("code-editor");
+  return {
+    view: view,
+    getValue: function () {
+      return view.state.doc.toString();
+    },
+    setValue: function (text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    focus: function () {
+      view.focus();
+    },
+  };
+}
+
+window.PrefillEditor = { attach: attach };
