@@ -59,10 +59,14 @@ $(FONTS): $(NODE_STAMP)
 
 # Pyodide (CPython for WebAssembly) runs the exercises in the reader's browser, in a Web Worker.
 # Only the runtime and the standard library: exercises use no other package.
+# Its folder is named by the package version (the files inside keep the names Pyodide loads them
+# by), so the server may let browsers cache the 13 MB for a year (app/web/assets.py).
 $(PYODIDE): $(NODE_STAMP)
-	mkdir -p static/vendor/pyodide
+	rm -rf static/vendor/pyodide
+	v=$$(node -p "require('pyodide/package.json').version") && \
+	mkdir -p static/vendor/pyodide/v$$v && \
 	cd node_modules/pyodide && cp pyodide.mjs pyodide.mjs.map pyodide.asm.mjs pyodide.asm.wasm \
-		python_stdlib.zip pyodide-lock.json ../../static/vendor/pyodide/
+		python_stdlib.zip pyodide-lock.json ../../static/vendor/pyodide/v$$v/
 	touch $@
 
 # The exercise editor: CodeMirror 6 from npm, bundled by esbuild from frontend/editor.js.

@@ -28,6 +28,28 @@ import {
 } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
 import { classHighlighter } from "@lezer/highlight";
+import { StyleModule } from "style-mod";
+
+// CodeMirror mounts its base theme through style-mod, which writes a <style> element into a
+// document: the site's CSP (style-src 'self') refuses that. Mount the same rules into one
+// constructed stylesheet adopted by the document instead (CSSOM, which the CSP allows). Adopted
+// sheets come after the site's own in the cascade, so the site's editor rules are one class more
+// specific (static/css/exercises.css).
+const adopted = new CSSStyleSheet();
+const mounted = [];
+StyleModule.mount = function (root, modules) {
+  let added = false;
+  for (const module of Array.isArray(modules) ? modules : [modules]) {
+    if (!mounted.includes(module)) {
+      mounted.push(module);
+      added = true;
+    }
+  }
+  if (added) adopted.replaceSync(mounted.map((module) => module.getRules()).join("\n"));
+  if (!root.adoptedStyleSheets.includes(adopted)) {
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, adopted];
+  }
+};
 
 function attach(textarea, options) {
   const settings = options || {};

@@ -17,9 +17,13 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
 IMMUTABLE = "public, max-age=31536000, immutable"
+# Module scripts and WebAssembly must be served with these types, whatever the system's table.
+mimetypes.add_type("text/javascript", ".mjs")
+mimetypes.add_type("application/wasm", ".wasm")
 # Fonts are fetched by URLs written in the stylesheets, not through `url()`: their file names carry
 # the npm package's version instead of a hash (see the Makefile), so they never change in place.
-VERSIONED_DIRS = ("vendor/fonts/",)
+# Pyodide's folder is named by its package version likewise (vendor/pyodide/v314.0.8/).
+VERSIONED_DIRS = ("vendor/fonts/", "vendor/pyodide/")
 REVALIDATE = "public, max-age=0, must-revalidate"
 _FONT_URL = re.compile(r'url\("([^"]+\.woff2)"\)')
 _HASHED = re.compile(r"^(?P<stem>.+)\.(?P<hash>[0-9a-f]{10})(?P<suffix>\.[A-Za-z0-9]+)$")
@@ -104,6 +108,21 @@ class AssetManifest:
         for relative, asset in sorted(self._assets.items()):
             digest.update(f"{relative}:{asset.digest}".encode())
         return digest.hexdigest()[:12]
+
+    def find(self, prefix: str, suffix: str) -> str | None:
+        """The one asset under `prefix` whose name ends with `suffix` (a versioned folder's
+        file, whose folder name the templates do not know), or None."""
+        found = sorted(n for n in self._assets if n.startswith(prefix) and n.endswith(suffix))
+        return found[-1] if found else None
+
+    def canonical(self, requested: str) -> str | None:
+        """The file a requested name serves (its hashed or plain name), or None."""
+        if requested in self._assets:
+            return requested
+        match = _HASHED.match(requested)
+        if match and (name := match["stem"] + match["suffix"]) in self._assets:
+            return name
+        return None
 
     def response(self, request: Request, requested: str) -> Response:
         asset = self._assets.get(requested)
