@@ -22,6 +22,7 @@ import json
 import sys
 import time
 import traceback
+import types
 from contextlib import redirect_stderr, redirect_stdout
 
 SOLUTION_FILE = "<solution>"
@@ -206,13 +207,21 @@ def _run_one(solution, problem, compiled, name, doc, suite):  # type: ignore[no-
     started = time.perf_counter()
     try:
         with redirect_stdout(output), redirect_stderr(output):
-            namespace: dict = {"__name__": "solution", "input": _no_input}
-            exec(solution, namespace)
-            namespace.update(
-                __name__="tests", __check_compare__=_check_compare, __check_truth__=_check_truth
+            # Real modules (dataclasses and pickle look a class's module up in sys.modules),
+            # made afresh for each test.
+            solution_module = types.ModuleType("solution")
+            solution_module.__dict__["input"] = _no_input
+            sys.modules["solution"] = solution_module
+            exec(solution, solution_module.__dict__)
+            tests_module = types.ModuleType("exercise_tests")
+            tests_module.__dict__.update(
+                {k: v for k, v in solution_module.__dict__.items() if not k.startswith("__")},
+                __check_compare__=_check_compare,
+                __check_truth__=_check_truth,
             )
-            exec(compiled, namespace)
-            namespace[name]()
+            sys.modules["exercise_tests"] = tests_module
+            exec(compiled, tests_module.__dict__)
+            tests_module.__dict__[name]()
         result["passed"] = True
     except TestFailure as failure:
         result.update(message=failure.message, expected=failure.expected, got=failure.got)
@@ -220,6 +229,9 @@ def _run_one(solution, problem, compiled, name, doc, suite):  # type: ignore[no-
         result["message"] = "RecursionError: maximum recursion depth exceeded"
     except Exception as error:
         result["message"] = _trimmed_traceback(error)
+    finally:
+        sys.modules.pop("solution", None)
+        sys.modules.pop("exercise_tests", None)
     result["ms"] = round((time.perf_counter() - started) * 1000, 2)
     printed = output.getvalue()
     if output.tell() >= STDOUT_LIMIT:
