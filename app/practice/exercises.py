@@ -205,7 +205,8 @@ def activity(db: Session, user: User, store: ContentStore) -> dict[str, Exercise
         item = result.setdefault(exercise.slug, ExerciseActivity(exercise=exercise))
         item.submissions += 1
         item.solved = item.solved or (total > 0 and passed == total)
-        if (passed, -total) > (item.best[0], -item.best[1]) or item.best == (0, 0):
+        best_passed, best_total = item.best
+        if best_total == 0 or passed * best_total > best_passed * total:  # a higher pass rate
             item.best = (passed, total)
         item.last_at = created_at
     for card in db.scalars(select(ExerciseReviewCard).where(ExerciseReviewCard.user_id == user.id)):
