@@ -77,6 +77,9 @@ function attach(textarea, options) {
         syntaxHighlighting(classHighlighter),
         keymap.of([indentWithTab, ...defaultKeymap, ...historyKeymap]),
         EditorView.contentAttributes.of(contentAttributes),
+        // CodeMirror owns its root element's class list: a class set on view.dom by hand is
+        // dropped at the next update, so it is declared here.
+        EditorView.editorAttributes.of({ class: "code-editor" }),
         EditorView.updateListener.of(function (update) {
           if (!update.docChanged) return;
           textarea.value = update.state.doc.toString();
@@ -87,7 +90,6 @@ function attach(textarea, options) {
   });
   textarea.hidden = true;
   textarea.insertAdjacentElement("afterend", view.dom);
-  view.dom.classList.add("code-editor");
   return {
     view: view,
     getValue: function () {
