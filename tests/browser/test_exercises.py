@@ -111,6 +111,8 @@ def test_run_reports_each_test_and_the_editor_indents(
     assert failed.locator("dt", has_text="Got").count() == 1
     assert "ms" in failed.locator(".test-time").inner_text()
     assert summary.get_attribute("aria-live") == "polite"
+    # The member's draft autosaved as they typed.
+    workspace.locator("[data-save-status]", has_text="Draft saved").wait_for()
     assert csp_violations(workspace) == []
 
 
