@@ -11,6 +11,8 @@ PY_STAMP   := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 VENDOR     := static/vendor/htmx.min.js
 FONTS      := static/vendor/fonts/.installed
+PYODIDE    := static/vendor/pyodide/.installed
+EDITOR     := static/vendor/editor/editor.js
 
 .PHONY: run test lint format deps check bench bench-load clean lock
 
@@ -24,7 +26,7 @@ test: deps
 	$(BIN)/prefill content check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-deps: $(PY_STAMP) $(VENDOR) $(FONTS)
+deps: $(PY_STAMP) $(VENDOR) $(FONTS) $(PYODIDE) $(EDITOR)
 
 # -qq: errors only (one -q still prints pip's warnings and setuptools' editable-install banner).
 $(PY_STAMP): pyproject.toml requirements.lock
@@ -54,6 +56,24 @@ $(FONTS): $(NODE_STAMP)
 	cp node_modules/@fontsource/ibm-plex-mono/files/ibm-plex-mono-latin-400-normal.woff2 \
 	  static/vendor/fonts/ibm-plex-mono-latin-400-normal.v$$(node -p "require('@fontsource/ibm-plex-mono/package.json').version").woff2
 	touch $@
+
+# Pyodide (CPython for WebAssembly) runs the exercises in the reader's browser, in a Web Worker.
+# Only the runtime and the standard library: exercises use no other package.
+# Its folder is named by the package version (the files inside keep the names Pyodide loads them
+# by), so the server may let browsers cache the 13 MB for a year (app/web/assets.py).
+$(PYODIDE): $(NODE_STAMP)
+	rm -rf static/vendor/pyodide
+	v=$$(node -p "require('pyodide/package.json').version") && \
+	mkdir -p static/vendor/pyodide/v$$v && \
+	cd node_modules/pyodide && cp pyodide.mjs pyodide.mjs.map pyodide.asm.mjs pyodide.asm.wasm \
+		python_stdlib.zip pyodide-lock.json ../../static/vendor/pyodide/v$$v/
+	touch $@
+
+# The exercise editor: CodeMirror 6 from npm, bundled by esbuild from frontend/editor.js.
+$(EDITOR): $(NODE_STAMP) frontend/editor.js
+	mkdir -p static/vendor/editor
+	node_modules/.bin/esbuild frontend/editor.js --bundle --minify --format=iife \
+		--target=es2020 --legal-comments=none --log-level=warning --outfile=$@
 
 lint: deps
 	$(BIN)/ruff check .

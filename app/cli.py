@@ -98,7 +98,7 @@ def _content_check(args: argparse.Namespace) -> int:
     from app.attempt_checks.check import key_figure_problems
 
     try:
-        store = load_site_content(root)
+        store = load_site_content(root, check_exercises=True)
         problems = key_figure_problems(store.questions)
         if problems:
             raise ContentInvalid(problems)
@@ -107,7 +107,8 @@ def _content_check(args: argparse.Namespace) -> int:
         return 1
     print(
         f"Content OK: {len(store.tracks)} tracks, {len(store.questions)} questions, "
-        f"{len(store.concepts)} concept cards ({root})."
+        f"{len(store.concepts)} concept cards, {len(store.exercises)} exercises, each "
+        f"reference solution passing its tests and each kept wrong solution failing one ({root})."
     )
     return 0
 

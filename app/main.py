@@ -191,11 +191,13 @@ def load_site_content(
     *,
     render_cache: Path | None = None,
     secret_key: str = "",
+    check_exercises: bool = False,
 ) -> ContentStore:
     """Load content/ with live figures and the embedded widget rendered by the web templates.
 
     With `render_cache`, what was rendered from unchanged input by the same code is read back
-    (from a file signed with `secret_key`).
+    (from a file signed with `secret_key`). `check_exercises` also runs each exercise's
+    solutions against its tests (`prefill content check`).
     """
     from app.content.figures import render_figure
     from app.pages.widgets import make_widget_renderer
@@ -213,4 +215,5 @@ def load_site_content(
         widgets=make_widget_renderer(environment),
         cache=cache,
         diagram_classes=stylesheet_classes((STATIC_DIR / "css" / "app.css").read_text()),
+        check_exercises=check_exercises,
     )

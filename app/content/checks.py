@@ -8,7 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.content.models import Concept, Question
+from app.content.models import Concept, Exercise, Question
 
 if TYPE_CHECKING:
     from app.content.collector import Collector
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def check_unique(
-    pages: list[Question] | list[Concept], kind: str, collector: Collector
+    pages: list[Question] | list[Concept] | list[Exercise], kind: str, collector: Collector
 ) -> dict[str, str]:
     """Slugs and aliases share one namespace per kind. Returns alias → slug."""
     owner: dict[str, Path] = {}
@@ -55,8 +55,27 @@ def check_references(
                     )
 
 
+def check_exercise_references(
+    exercises: list[Exercise], concepts: dict[str, Concept], collector: Collector
+) -> None:
+    for exercise in exercises:
+        for slug in exercise.meta.concepts:
+            if slug not in concepts:
+                collector.add(exercise.path, f"unknown concept card {slug!r}", "concepts")
+
+
 STATIC_PAGES = frozenset(
-    {"/", "/curriculum", "/calculator", "/calculator/accuracy", "/search", "/signup", "/login"}
+    {
+        "/",
+        "/curriculum",
+        "/calculator",
+        "/calculator/accuracy",
+        "/search",
+        "/signup",
+        "/login",
+        "/drills",
+        "/exercises",
+    }
 )
 
 

@@ -14,6 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from app.content.checks import (
+    check_exercise_references,
     check_links,
     check_references,
     check_rubric_summaries,
@@ -22,16 +23,17 @@ from app.content.checks import (
 )
 from app.content.collector import Collector, ContentError
 from app.content.diagrams import DiagramLibrary
+from app.content.exercises import load_exercise
 from app.content.markdown import (
     FigureResolver,
     Section,
     WidgetResolver,
 )
-from app.content.models import Concept, Question, Track
+from app.content.models import Concept, Exercise, Question, Track
 from app.content.page_renderer import PageRenderer
 from app.content.practice import load_practice
 from app.content.render_cache import YAML_CODEC, RenderCache
-from app.content.schema import ConceptMeta, QuestionMeta, TracksFile
+from app.content.schema import ConceptMeta, ExerciseMeta, QuestionMeta, TracksFile
 from app.content.store import ContentStore
 
 QUESTION_SECTIONS = ("Answer", "Sources")
@@ -71,7 +73,7 @@ def split_front_matter(text: str) -> tuple[str, str]:
     raise ValueError("front matter is not closed by a '---' line")
 
 
-M = TypeVar("M", QuestionMeta, ConceptMeta)
+M = TypeVar("M", QuestionMeta, ConceptMeta, ExerciseMeta)
 # libyaml's parser when PyYAML was built with it: the same documents, several times faster.
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -218,6 +220,16 @@ def _load_concept(
     )
 
 
+def _load_exercise(
+    path: Path, root: Path, tracks: dict[str, Track], renderer: PageRenderer, collector: Collector
+) -> Exercise | None:
+    parsed = _read_meta(path, ExerciseMeta, collector, renderer.cache)
+    if parsed is None:
+        return None
+    meta, body = parsed
+    return load_exercise(path, root, tracks, renderer, collector, meta, body)
+
+
 def _load_tracks(root: Path, collector: Collector) -> dict[str, Track]:
     path = root / "tracks.yaml"
     try:
@@ -259,6 +271,7 @@ def load_content(
     widgets: WidgetResolver | None = None,
     cache: RenderCache | None = None,
     diagram_classes: frozenset[str] | None = None,
+    check_exercises: bool = False,
 ) -> ContentStore:
     """Load and validate everything under `root`; raise ContentInvalid listing every error.
 
@@ -266,6 +279,8 @@ def load_content(
     With a cache, pure rendering steps whose input is unchanged are read back instead of redone;
     the cache is saved only when the content is valid. `diagram_classes` are the d-* classes the
     site stylesheet styles: a diagram under content/diagrams/ that uses another is an error.
+    `check_exercises` runs every exercise's reference and wrong solutions against its tests in
+    CPython subprocesses (what `prefill content check` does; a server start does not).
     """
     cache = cache or RenderCache(None, "")
     diagrams = DiagramLibrary(root / "diagrams", diagram_classes)
@@ -291,15 +306,27 @@ def load_content(
         for path in sorted((root / "concepts").glob("*.md"))
         if (concept := _load_concept(path, tracks, renderer, collector))
     ]
+    exercises = [
+        exercise
+        for path in sorted((root / "exercises").glob("*.md"))
+        if (exercise := _load_exercise(path, root, tracks, renderer, collector))
+    ]
     question_aliases = check_unique(questions, "question slug", collector)
     concept_aliases = check_unique(concepts, "concept slug", collector)
+    exercise_aliases = check_unique(exercises, "exercise slug", collector)
     concept_by_slug = {concept.slug: concept for concept in concepts}
     check_references(questions, concept_by_slug, collector)
+    check_exercise_references(exercises, concept_by_slug, collector)
+    if check_exercises and exercises:
+        from app.content.exercise_check import check_solutions
+
+        check_solutions(exercises, collector)
     check_rubric_summaries(questions, collector, cache)
     known = {
         "questions": {q.slug for q in questions} | set(question_aliases),
         "concepts": set(concept_by_slug) | set(concept_aliases),
         "tracks": set(tracks),
+        "exercises": {e.slug for e in exercises} | set(exercise_aliases),
     }
     check_links(renderer, known, collector)
     if collector.errors:
@@ -308,6 +335,8 @@ def load_content(
         tracks=list(tracks.values()),
         questions=questions,
         concepts=concepts,
+        exercises=exercises,
+        exercise_aliases=exercise_aliases,
         question_aliases=question_aliases,
         concept_aliases=concept_aliases,
         fingerprint=content_fingerprint(root),

@@ -142,3 +142,20 @@ class QuestionMeta(_Page, PracticeFields):
 class ConceptMeta(_Page):
     summary: str = Field(min_length=1, max_length=900)
     order: int = Field(100, ge=0, le=10_000)
+
+
+class ExerciseMeta(_Page):
+    """A coding round: `content/exercises/<slug>.md` (see docs/authoring.md)."""
+
+    lede: str = Field(min_length=1, max_length=1200)
+    # Who reads the reference solution and the walkthrough (the statement, starter code and
+    # tests are public): free, or account like a locked answer.
+    access: Access
+    order: int = Field(100, ge=0, le=10_000)
+    concepts: list[Slug] = Field(min_length=1)
+    hints: list[Annotated[str, StringConstraints(min_length=1, max_length=600)]] = Field(
+        min_length=1, max_length=6
+    )
+    complexity: str = Field(min_length=1, max_length=800)
+    # The browser stops a run that takes longer (a loop that never ends), and so does the check.
+    time_limit_seconds: int = Field(5, ge=1, le=30)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.content.models import Concept, Question, Track
+from app.content.models import Concept, Exercise, Question, Track
 from app.content.ranking import TextIndex, jaccard, overlap_score
 from app.content.render_cache import RenderCache
 from app.content.schema import LEVEL_ORDER
@@ -28,6 +28,9 @@ class ContentStore:
     questions: list[Question]
     concepts: list[Concept]
     fingerprint: str
+    exercises: list[Exercise] = field(default_factory=list)
+    exercise_aliases: dict[str, str] = field(default_factory=dict)
+    exercise_by_slug: dict[str, Exercise] = field(default_factory=dict)
     question_aliases: dict[str, str] = field(default_factory=dict)
     concept_aliases: dict[str, str] = field(default_factory=dict)
     track_by_slug: dict[str, Track] = field(default_factory=dict)
@@ -45,13 +48,22 @@ class ContentStore:
         concept_aliases: dict[str, str],
         fingerprint: str,
         cache: RenderCache | None = None,
+        exercises: list[Exercise] | None = None,
+        exercise_aliases: dict[str, str] | None = None,
     ) -> ContentStore:
         questions = sorted(questions, key=lambda q: (q.track.position, q.meta.order, q.title))
         concepts = sorted(
             concepts,
             key=lambda c: (c.track.position, LEVEL_ORDER[c.meta.level], c.meta.order, c.title),
         )
+        exercises = sorted(
+            exercises or [],
+            key=lambda e: (e.track.position, LEVEL_ORDER[e.meta.level], e.meta.order, e.title),
+        )
         store = cls(
+            exercises=exercises,
+            exercise_aliases=exercise_aliases or {},
+            exercise_by_slug={e.slug: e for e in exercises},
             tracks=sorted(tracks, key=lambda t: t.position),
             questions=questions,
             concepts=concepts,
@@ -69,6 +81,13 @@ class ContentStore:
         for track in self.tracks:
             track.questions = [q for q in self.questions if q.track is track]
             track.concepts = [c for c in self.concepts if c.track is track]
+            track.exercises = [e for e in self.exercises if e.track is track]
+        for exercise in self.exercises:
+            exercise.concepts = [
+                self.concept_by_slug[slug]
+                for slug in exercise.meta.concepts
+                if slug in self.concept_by_slug
+            ]
         # The ranking is a pure function of the content (its fingerprint covers every file): an
         # unchanged catalogue reads it back instead of building the text index again.
         ranking = cache.memo("ranking", self.fingerprint, self._rank)
@@ -142,7 +161,11 @@ class ContentStore:
     def slugs_of(self, kind: str, slug: str) -> tuple[str, ...]:
         """A page's slug and the old slugs (aliases) that lead to it: rows stored under any of
         them belong to the page, so progress and threads survive a rename."""
-        aliases = self.question_aliases if kind == "question" else self.concept_aliases
+        aliases = {
+            "question": self.question_aliases,
+            "concept": self.concept_aliases,
+            "exercise": self.exercise_aliases,
+        }[kind]
         return (slug, *sorted(alias for alias, target in aliases.items() if target == slug))
 
     def up_next(self, question: Question, count: int = UP_NEXT) -> list[Question]:
@@ -151,6 +174,15 @@ class ContentStore:
         position = in_track.index(question)
         following = in_track[position + 1 :] + in_track[:position]
         return following[:count]
+
+    def filter_exercises(
+        self, track: str | None = None, level: str | None = None
+    ) -> list[Exercise]:
+        return [
+            e
+            for e in self.exercises
+            if (track is None or e.track.slug == track) and (level is None or e.meta.level == level)
+        ]
 
     def filter_questions(
         self, track: str | None = None, level: str | None = None

@@ -5,14 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # A thread's subject type and the URL section its pages live under.
-SECTIONS = {"question": "questions", "concept": "concepts", "drill": "drills"}
+SECTIONS = {
+    "question": "questions",
+    "concept": "concepts",
+    "drill": "drills",
+    "exercise": "exercises",
+}
 KINDS = {section: kind for kind, section in SECTIONS.items()}
 
 
 @dataclass(frozen=True)
 class Subject:
-    """What a thread is about: a question or a concept card (by slug, plus its old slugs), or a
-    drill skill (every seed of a skill shares one thread)."""
+    """What a thread is about: a question, a concept card or a coding exercise (by slug, plus its
+    old slugs), or a drill skill (every seed of a skill shares one thread)."""
 
     type: str
     slug: str

@@ -29,13 +29,23 @@ class ThreadView:
 
 
 def resolve_subject(content: ContentStore, kind: str, slug: str) -> tuple[Subject, str, str]:
-    """(subject, title, page url) for a question or concept slug (old slugs resolve too), or a
-    drill skill."""
+    """(subject, title, page url) for a question, concept or exercise slug (old slugs resolve
+    too), or a drill skill."""
     if kind == "drill":
         skill = SKILLS.get(slug)
         if skill is None:
             raise HTTPException(404, detail="There is no drill skill at this address.")
         return Subject("drill", skill.id), f"{skill.title} drills", f"/drills/{skill.id}"
+    if kind == "exercise":
+        slug = content.exercise_aliases.get(slug, slug)
+        exercise = content.exercise_by_slug.get(slug)
+        if exercise is None:
+            raise HTTPException(404, detail="There is no exercise at this address.")
+        return (
+            Subject("exercise", *_split(content.slugs_of("exercise", slug))),
+            exercise.title,
+            exercise.url,
+        )
     if kind == "question":
         slug = content.question_aliases.get(slug, slug)
         question = content.question_by_slug.get(slug)

@@ -10,9 +10,17 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.deps import safe_next
 from app.content.schema import LEVEL_LABELS
-from app.pages import calculator, calculator_accuracy, content_pages, drills, question_page
+from app.pages import (
+    calculator,
+    calculator_accuracy,
+    content_pages,
+    drills,
+    exercises,
+    question_page,
+)
 from app.web import errors, health, seo
 from app.web.deps import base_url
+from app.web.security import WASM_CONTENT_SECURITY_POLICY
 from app.web.templating import SITE_NAME, SITE_TAGLINE
 
 
@@ -43,8 +51,18 @@ def return_to(request: Request) -> str:
     return safe_next(path + (f"?{request.url.query}" if request.url.query else ""))
 
 
+# Scripts whose response carries the WebAssembly policy: a dedicated worker takes its CSP from
+# its own script's response, and the exercise worker compiles Pyodide.
+WASM_SCRIPTS = frozenset({"js/exercise-worker.js"})
+
+
 async def static(request: Request) -> Response:
-    return request.app.state.assets.response(request, request.path_params["path"])
+    assets = request.app.state.assets
+    path = request.path_params["path"]
+    response = assets.response(request, path)
+    if assets.canonical(path) in WASM_SCRIPTS:
+        response.headers["content-security-policy"] = WASM_CONTENT_SECURITY_POLICY
+    return response
 
 
 def install(app: FastAPI) -> None:
@@ -109,6 +127,7 @@ def install(app: FastAPI) -> None:
         calculator_accuracy.router,
         calculator.router,
         drills.router,
+        exercises.router,
     )
     for router in routers:
         app.include_router(router)

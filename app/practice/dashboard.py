@@ -21,7 +21,7 @@ from app.db.models.drills import DrillAttempt
 from app.discussion.answers import opened_answers
 from app.drills import SKILLS
 from app.drills.model import Skill
-from app.practice import progress
+from app.practice import exercises, progress
 
 
 @dataclass
@@ -72,10 +72,13 @@ class Dashboard:
     tracks: list[progress.TrackProgress]
     scored_total: int
     attempted_total: int
+    exercises_submitted: int = 0
+    exercises_solved: int = 0
 
 
 def build(db: Session, user: User, store: ContentStore, statuses: dict[str, set[str]]) -> Dashboard:
     acts = progress.activity(db, user, store)
+    exercise_acts = exercises.activity(db, user, store)
     last = last_touched(store, acts, opened_answers(db, user))
     drilled = (
         db.scalar(select(DrillAttempt.id).where(DrillAttempt.user_id == user.id).limit(1))
@@ -85,9 +88,15 @@ def build(db: Session, user: User, store: ContentStore, statuses: dict[str, set[
         last=last,
         start_with=None if last else (store.questions[0] if store.questions else None),
         start_drill=None if last else next(iter(SKILLS.values()), None),
-        new_member=last is None and not drilled and not any(a.attempts for a in acts.values()),
-        due_count=sum(1 for flags in statuses.values() if "due" in flags),
-        tracks=progress.track_progress(store, acts),
+        new_member=last is None
+        and not drilled
+        and not exercise_acts
+        and not any(a.attempts for a in acts.values()),
+        due_count=sum(1 for flags in statuses.values() if "due" in flags)
+        + len(exercises.due_exercises(db, user, store)),
+        tracks=progress.track_progress(store, acts, exercise_acts),
         scored_total=sum(1 for a in acts.values() if a.scored),
         attempted_total=sum(1 for a in acts.values() if a.attempts),
+        exercises_submitted=len(exercise_acts),
+        exercises_solved=sum(1 for a in exercise_acts.values() if a.solved),
     )

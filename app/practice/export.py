@@ -11,6 +11,7 @@ from app.accounts import service as accounts
 from app.db.models.accounts import User
 from app.db.models.practice import ActiveDay, Attempt, ReviewLog
 from app.practice import service
+from app.practice.exercises import export_exercises
 
 
 def export_practice(db: Session, user: User) -> dict[str, Any]:
@@ -55,3 +56,4 @@ def export_practice(db: Session, user: User) -> dict[str, Any]:
 
 
 accounts.EXPORT_PROVIDERS["practice"] = export_practice
+accounts.EXPORT_PROVIDERS["exercises"] = export_exercises

@@ -13,7 +13,7 @@ from app.db.models.practice import Attempt
 from app.db.session import DbSession
 from app.discussion.answers import opened_answers
 from app.drills import SKILLS
-from app.practice import dashboard, drill_progress, progress, service
+from app.practice import dashboard, drill_progress, exercises, progress, service
 from app.practice.routes import resolve
 from app.practice.service import PracticeError
 from app.web.deps import Content, Templates
@@ -51,18 +51,23 @@ def me(
         if (question := progress.canonical(content, note.question_slug)) is not None
     ]
     drill_stats = drill_progress.skill_stats(db, user, list(SKILLS))
+    exercise_acts = exercises.activity(db, user, content)
     values = {
         "drill_stats": drill_stats,
         "weak_skills": drill_progress.weak_skills(drill_stats),
         "skills": SKILLS,
-        "tracks": progress.track_progress(content, acts),
+        "tracks": progress.track_progress(content, acts, exercise_acts),
+        "exercise_activity": sorted(exercise_acts.values(), key=lambda a: a.last_at, reverse=True),
+        "exercise_total": len(content.exercises),
+        "exercises_solved": sum(1 for a in exercise_acts.values() if a.solved),
         "last_touched": (last := dashboard.last_touched(content, acts, opened_answers(db, user))),
         "start_with": None if last or not content.questions else content.questions[0],
         "streak": progress.streak(db, user),
         "due_count": sum(
             1 for c in service.due_cards(db, user) if progress.canonical(content, c.question_slug)
         )
-        + len(drill_progress.due_skills(db, user, list(SKILLS))),
+        + len(drill_progress.due_skills(db, user, list(SKILLS)))
+        + len(exercises.due_exercises(db, user, content)),
         "recent": recent,
         "weak": progress.weak_items(db, user, content),
         "bookmarked": [a.question for a in acts.values() if a.bookmarked],
@@ -99,6 +104,7 @@ def review_page(
     values = {
         "due": due,
         "due_drills": drill_progress.due_skills(db, user, list(SKILLS)),
+        "due_exercises": exercises.due_exercises(db, user, content),
         "skills": SKILLS,
         "upcoming": upcoming,
         "notice": "Review saved." if notice == "saved" else None,

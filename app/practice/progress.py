@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -64,7 +65,8 @@ class Streak:
     longest: int
     active_today: bool
     rule: str = (
-        "A day counts when you save an attempt, score one, do a review or answer a drill, in "
+        "A day counts when you save an attempt, score one, do a review, answer a drill or "
+        "submit an exercise, in "
         "your time zone "
         "(set on your account page). The streak holds until the end of the day after your last "
         "active day."
@@ -124,12 +126,19 @@ def activity(
     return result
 
 
-def track_progress(store: ContentStore, acts: dict[str, QuestionActivity]) -> list[TrackProgress]:
+def track_progress(
+    store: ContentStore,
+    acts: dict[str, QuestionActivity],
+    submitted: Collection[str] = (),
+) -> list[TrackProgress]:
+    """Per track: questions scored plus exercises submitted (`submitted`: canonical exercise
+    slugs), out of its questions and exercises. Exercises count like questions."""
     return [
         TrackProgress(
             track=track,
-            attempted=sum(1 for q in track.questions if q.slug in acts and acts[q.slug].scored),
-            total=len(track.questions),
+            attempted=sum(1 for q in track.questions if q.slug in acts and acts[q.slug].scored)
+            + sum(1 for e in track.exercises if e.slug in submitted),
+            total=len(track.questions) + len(track.exercises),
         )
         for track in store.tracks
     ]

@@ -17,12 +17,28 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
 IMMUTABLE = "public, max-age=31536000, immutable"
+# Module scripts and WebAssembly must be served with these types, whatever the system's table.
+mimetypes.add_type("text/javascript", ".mjs")
+mimetypes.add_type("application/wasm", ".wasm")
 # Fonts are fetched by URLs written in the stylesheets, not through `url()`: their file names carry
 # the npm package's version instead of a hash (see the Makefile), so they never change in place.
-VERSIONED_DIRS = ("vendor/fonts/",)
+# Pyodide's folder is named by its package version likewise (vendor/pyodide/v314.0.8/).
+VERSIONED_DIRS = ("vendor/fonts/", "vendor/pyodide/")
 REVALIDATE = "public, max-age=0, must-revalidate"
 _FONT_URL = re.compile(r'url\("([^"]+\.woff2)"\)')
 _HASHED = re.compile(r"^(?P<stem>.+)\.(?P<hash>[0-9a-f]{10})(?P<suffix>\.[A-Za-z0-9]+)$")
+# Digests by (path, size, mtime): the vendored Python runtime is 13 MB, and a process (a test run
+# above all) builds many manifests; an unchanged file is hashed once per process.
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def _file_digest(path: Path) -> str:
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    digest = _DIGESTS.get(key)
+    if digest is None:
+        digest = _DIGESTS[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+    return digest
 
 
 @dataclass(frozen=True)
@@ -62,7 +78,7 @@ class AssetManifest:
 
     def _add(self, path: Path) -> None:
         relative = path.relative_to(self.root).as_posix()
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+        digest = _file_digest(path)
         stem, dot, suffix = relative.rpartition(".")
         hashed = f"{stem}.{digest}.{suffix}" if dot else f"{relative}.{digest}"
         self._assets[relative] = Asset(path=path, digest=digest, url=f"{self.prefix}/{hashed}")
@@ -92,6 +108,21 @@ class AssetManifest:
         for relative, asset in sorted(self._assets.items()):
             digest.update(f"{relative}:{asset.digest}".encode())
         return digest.hexdigest()[:12]
+
+    def find(self, prefix: str, suffix: str) -> str | None:
+        """The one asset under `prefix` whose name ends with `suffix` (a versioned folder's
+        file, whose folder name the templates do not know), or None."""
+        found = sorted(n for n in self._assets if n.startswith(prefix) and n.endswith(suffix))
+        return found[-1] if found else None
+
+    def canonical(self, requested: str) -> str | None:
+        """The file a requested name serves (its hashed or plain name), or None."""
+        if requested in self._assets:
+            return requested
+        match = _HASHED.match(requested)
+        if match and (name := match["stem"] + match["suffix"]) in self._assets:
+            return name
+        return None
 
     def response(self, request: Request, requested: str) -> Response:
         asset = self._assets.get(requested)

@@ -10,6 +10,7 @@ from app.db.base import utcnow
 from app.db.models.accounts import User, UserSession
 from app.db.models.discussion import AnswerView, Notification
 from app.db.models.drills import DrillAttempt, DrillReviewCard
+from app.db.models.exercises import ExerciseDraft, ExerciseReviewCard, ExerciseSubmission
 from app.db.models.practice import Attempt, Bookmark, Note, ReviewCard
 
 _USER = bindparam("user_id")
@@ -43,6 +44,10 @@ def _state_columns(user_id):  # type: ignore[no-untyped-def]
         # Drills move the dashboard's reviews due and /me's accuracy per skill.
         latest(DrillAttempt.id, DrillAttempt),
         latest(DrillReviewCard.last_review, DrillReviewCard),
+        # Coding rounds: the exercise page's draft and submissions, /me and reviews due.
+        latest(ExerciseSubmission.id, ExerciseSubmission),
+        latest(ExerciseDraft.updated_at, ExerciseDraft),
+        latest(ExerciseReviewCard.last_review, ExerciseReviewCard),
     )
 
 

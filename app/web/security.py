@@ -10,20 +10,30 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-CONTENT_SECURITY_POLICY = "; ".join(
-    [
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "font-src 'self'",
-        "connect-src 'self'",
-        "object-src 'none'",
-        "base-uri 'self'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    ]
-)
+
+def _policy(script_src: str) -> str:
+    return "; ".join(
+        [
+            "default-src 'self'",
+            f"script-src {script_src}",
+            "style-src 'self'",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    )
+
+
+CONTENT_SECURITY_POLICY = _policy("'self'")
+# Exercise pages and the exercise worker's own script compile WebAssembly (Pyodide runs the
+# reader's Python in the browser). 'wasm-unsafe-eval' allows WebAssembly compilation and nothing
+# else (no eval, no inline script); a dedicated worker takes its policy from its script's
+# response, so that response carries it too. Nowhere else does.
+WASM_CONTENT_SECURITY_POLICY = _policy("'self' 'wasm-unsafe-eval'")
 BASE_HEADERS = [
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),

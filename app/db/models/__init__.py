@@ -12,6 +12,7 @@ from app.db.models.discussion import (
     Vote,
 )
 from app.db.models.drills import DrillAttempt, DrillReviewCard
+from app.db.models.exercises import ExerciseDraft, ExerciseReviewCard, ExerciseSubmission
 from app.db.models.mail import OutboxMessage
 from app.db.models.practice import ActiveDay, Attempt, Bookmark, Note, ReviewCard, ReviewLog
 from app.db.models.shared_configs import SharedConfig
@@ -25,6 +26,9 @@ __all__ = [
     "DrillAttempt",
     "DrillReviewCard",
     "EmailToken",
+    "ExerciseDraft",
+    "ExerciseReviewCard",
+    "ExerciseSubmission",
     "ModerationAction",
     "Note",
     "Notification",

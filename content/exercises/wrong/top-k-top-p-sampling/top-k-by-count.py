@@ -1,0 +1,54 @@
+"""Keeps exactly top_k tokens, breaking ties at the boundary by id, where the engine keeps every
+token tied with the k-th value; and a top_k of 0 keeps nothing but the first token."""
+
+import math
+
+
+def _greedy(logits):
+    best = max(logits)
+    return logits.index(best)  # the lowest id among equal maxima
+
+
+def filtered_probs(logits, temperature, top_k, top_p):
+    size = len(logits)
+    if temperature == 0:
+        probs = [0.0] * size
+        probs[_greedy(logits)] = 1.0
+        return probs
+    scaled = [x / temperature for x in logits]
+    kept = [True] * size
+    if top_k < size:
+        chosen = sorted(range(size), key=lambda i: (-scaled[i], i))[: max(top_k, 1)]
+        kept = [i in chosen for i in range(size)]
+    peak = max(x for x, keep in zip(scaled, kept) if keep)
+    weights = [math.exp(x - peak) if keep else 0.0 for x, keep in zip(scaled, kept)]
+    total = sum(weights)
+    probs = [w / total for w in weights]
+    if top_p < 1:
+        # Ascending by probability; equal probabilities put the higher id first (dropped first).
+        order = sorted((i for i in range(size) if probs[i] > 0), key=lambda i: (probs[i], -i))
+        running = 0.0
+        for position, token in enumerate(order):
+            running += probs[token]
+            if running <= 1 - top_p and position < len(order) - 1:
+                probs[token] = 0.0
+        total = sum(probs)
+        probs = [p / total for p in probs]
+    return probs
+
+
+def sample(logits, temperature, top_k, top_p, rng):
+    if temperature == 0:
+        return _greedy(logits)
+    probs = filtered_probs(logits, temperature, top_k, top_p)
+    u = rng.random()
+    running = 0.0
+    last = None
+    for token, p in enumerate(probs):
+        if p == 0:
+            continue
+        last = token
+        running += p
+        if running > u:
+            return token
+    return last
