@@ -11,10 +11,10 @@ from app.accounts.deps import CurrentViewer
 from app.content.models import Question
 from app.content.schema import LEVEL_LABELS
 from app.db.session import DbSession
-from app.discussion import stats
 from app.discussion.answers import has_opened_answer
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
+from app.discussion.versions import thread_version
 from app.drills import SKILLS
 from app.pages.showcase import showcase
 from app.practice import dashboard, progress
@@ -180,12 +180,7 @@ async def question_page(
         }
         return templates.page(request, "question.html", values)
 
-    if viewer.user is not None:  # members always see the thread as it is now
-        version = await request.app.state.db.lookup(db, stats.thread_version, db, thread_subject)
-    else:
-        version = await request.app.state.short_lived.get(
-            thread_subject, lambda: stats.thread_version(db, thread_subject)
-        )
+    version = await thread_version(request, db, thread_subject, member=viewer.user is not None)
     return await conditional_async(
         request, [content.fingerprint, version, sort, just_opened], render
     )
@@ -207,12 +202,7 @@ async def concept_page(
             return RedirectResponse(f"/concepts/{content.concept_aliases[slug]}", 301)
         raise HTTPException(404, detail="There is no concept card at this address.")
     subject = resolve_subject(content, "concept", slug)[0]
-    if viewer.user is None:
-        version = await request.app.state.short_lived.get(
-            subject, lambda: stats.thread_version(db, subject)
-        )
-    else:
-        version = await request.app.state.db.lookup(db, stats.thread_version, db, subject)
+    version = await thread_version(request, db, subject, member=viewer.user is not None)
 
     def render() -> Response:
         thread = build_thread(db, content, viewer, "concept", slug, sort=sort)
