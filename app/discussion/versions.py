@@ -1,9 +1,11 @@
 """Each thread's version for the page cache's key, from an in-process map kept current by the
 database's change announcements (app/db/invalidation.py) rather than a query per request.
 
-While the map cannot vouch for itself (a PostgreSQL listener down or catching up), members'
-pages query, so they always show the thread as it is; visitors' pages use the 2-second memory
-they have always had (`ShortLived`), whose staleness across processes was accepted for them.
+On a miss (a change, or the map cannot vouch for itself: a PostgreSQL listener down or
+catching up), members' pages query, so they always show the thread as it is; visitors' pages
+go through the 2-second memory they have always had (`ShortLived`: one query however many
+wait, and a page seen a moment ago still served while the database is down), whose staleness
+across processes was accepted for them.
 """
 
 from __future__ import annotations
@@ -39,6 +41,6 @@ async def thread_version(
         versions.put(key, found, keys, ticket)
         return found
 
-    if member or versions.invalidations.usable():
+    if member:
         return await request.app.state.db.lookup(db, load)  # type: ignore[no-any-return]
     return await request.app.state.short_lived.get(subject, load)  # type: ignore[no-any-return]
