@@ -83,10 +83,10 @@ class Invalidations:
 
     def fresh(self, keys: Iterable[str], ticket: int) -> bool:
         """Whether nothing under `keys` changed since `ticket` was taken."""
-        if ticket < self._floor:
-            return False
-        marks = self._marks
-        return all(marks.get(key, 0) <= ticket for key in keys)
+        with self._lock:  # the floor and the marks move together
+            if ticket < self._floor:
+                return False
+            return all(self._marks.get(key, 0) <= ticket for key in keys)
 
     # Lifecycle (sources that run a thread or hold a connection override these) ------------
 

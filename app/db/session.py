@@ -138,6 +138,10 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
                 await run_in_threadpool(session.close)
             else:
                 session.close()
+            # A closed Session would open a new transaction if used again (say, by an error
+            # page's header after the route raised), and nothing would ever close that one.
+            if getattr(request.state, "db", None) is session:
+                request.state.db = None
     for callback in session.info.get(AFTER_COMMIT, ()):
         await run_in_threadpool(callback)
 

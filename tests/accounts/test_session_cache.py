@@ -302,3 +302,16 @@ def test_each_request_gets_its_own_copy_and_no_password_hash(sqlite_url: str) ->
             found[1].password_hash  # noqa: B018
     finally:
         database.dispose()
+
+
+def test_a_members_error_page_keeps_their_header_and_holds_no_connection(
+    processes,
+) -> None:  # type: ignore[no-untyped-def]
+    """A route that raises (a 404) has had its transaction closed by the time the error page is
+    drawn; the page must not reopen it (an idle transaction would hold locks until collected)."""
+    a, b = processes
+    browser, _ = member(a, b, name="Error Page Reader")
+    for path in ("/questions/no-such-question", "/concepts/no-such-card", "/no/such/page"):
+        page = browser.a.get(path)
+        assert page.status_code == 404 and "Error Page Reader" in page.text, path
+        assert a.state.db.engine.pool.checkedout() == 0, path
