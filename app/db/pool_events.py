@@ -28,7 +28,7 @@ import math
 import time
 
 from sqlalchemy import Engine, event
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import InvalidatePoolError
 
 from app.db.engine import READ_OPTION
 from app.db.pg_listener import PostgresListener
@@ -55,7 +55,7 @@ def install(engine: Engine, listener: PostgresListener) -> None:
             dialect.do_ping(dbapi_connection)
         except dialect.loaded_dbapi.Error as error:
             # The pool replaces this connection and every older one, then tries again.
-            raise DisconnectionError(f"ping failed: {error}", invalidate_pool=True) from error
+            raise InvalidatePoolError(f"ping failed: {error}") from error
         record.info[_USED_AT] = time.monotonic()
 
     @event.listens_for(engine, "commit")
