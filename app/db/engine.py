@@ -101,18 +101,14 @@ _HOLDS_WRITE_LOCK = "prefill_holds_write_lock"
 
 
 WRITE_OPTION = "prefill_write"
-READ_OPTION = "prefill_read"
 
 
 def make_sessionmakers(engine: Engine) -> tuple[sessionmaker[Session], sessionmaker[Session]]:
-    """(reader, writer): the writer's transactions are marked so SQLite takes the write lock early;
-    the reader's, so a commit of theirs is known to have written nothing (app/db/pool_events.py).
+    """(reader, writer): the writer's transactions are marked so SQLite takes the write lock early.
 
     On PostgreSQL both behave the same.
     """
-    reader = sessionmaker(
-        bind=engine.execution_options(**{READ_OPTION: True}), expire_on_commit=False
-    )
+    reader = sessionmaker(bind=engine, expire_on_commit=False)
     writer = sessionmaker(
         bind=engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False
     )

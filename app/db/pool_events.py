@@ -18,24 +18,30 @@ connection) while the server stays up fails the one request that next uses that 
 SQLAlchemy then marks every older pooled connection for replacement.
 
 **Local writes.** A write committed through this process must not be followed, in this
-process, by a cached page from before it. The pool's check-in (after the commit, before the
-response goes out) tells the listener, which holds the cache back until it has caught up.
+process, by a cached page from before it. A transaction that ran a data-changing statement and
+committed is reported at the pool's check-in (after the commit, before the response goes out)
+to the listener, which holds the cache back until it has caught up. Transactions that only read
+(every GET's, the mail worker's polls) hold nothing back.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import time
 
 from sqlalchemy import Engine, event
 from sqlalchemy.exc import InvalidatePoolError
 
-from app.db.engine import READ_OPTION
 from app.db.pg_listener import PostgresListener
 
 IDLE_PING_SECONDS = 10.0
 _USED_AT = "prefill_used_at"
-_WROTE = "prefill_wrote"
+_PENDING = "prefill_writing"  # a data-changing statement ran in the open transaction
+_WROTE = "prefill_wrote"  # … and it committed
+# Statements that may change rows (a read that only looks, such as the mail worker's poll,
+# must not hold the cache back). Anything that is not plainly a SELECT counts.
+_WRITES = re.compile(r"\s*(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|CALL|DO|WITH)\b", re.I)
 
 
 def install(engine: Engine, listener: PostgresListener) -> None:
@@ -58,13 +64,25 @@ def install(engine: Engine, listener: PostgresListener) -> None:
             raise InvalidatePoolError(f"ping failed: {error}") from error
         record.info[_USED_AT] = time.monotonic()
 
+    @event.listens_for(engine, "after_cursor_execute")
+    def executed(connection, _cursor, statement, _parameters, context, _many) -> None:  # type: ignore[no-untyped-def]
+        if _WRITES.match(statement) or (
+            context is not None and (context.isinsert or context.isupdate or context.isdelete)
+        ):
+            connection.info[_PENDING] = True
+
     @event.listens_for(engine, "commit")
     def committing(connection) -> None:  # type: ignore[no-untyped-def]
-        if not connection.get_execution_options().get(READ_OPTION, False):
+        if connection.info.pop(_PENDING, False):
             connection.info[_WROTE] = True
+
+    @event.listens_for(engine, "rollback")
+    def rolled_back(connection) -> None:  # type: ignore[no-untyped-def]
+        connection.info.pop(_PENDING, None)
 
     @event.listens_for(engine, "checkin")
     def returned(_dbapi_connection, record) -> None:  # type: ignore[no-untyped-def]
         record.info[_USED_AT] = time.monotonic()
+        record.info.pop(_PENDING, None)
         if record.info.pop(_WROTE, False):
             listener.local_write()

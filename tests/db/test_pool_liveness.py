@@ -85,3 +85,22 @@ def test_a_restart_costs_pings_not_failed_requests(database: Database) -> None:
         time.sleep(0.01)
     for _ in range(5):
         assert query(database) == 1
+
+
+def test_only_a_committed_change_holds_the_cache_back(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listener holds this process's cache back after a committed write until it has caught
+    up with it; a transaction that only read (a GET, the mail worker's poll) holds nothing back."""
+    reported: list[int] = []
+    monkeypatch.setattr(database.invalidations, "local_write", lambda: reported.append(1))
+    with database.writer() as db, db.begin():
+        db.execute(text("SELECT id FROM users FOR UPDATE SKIP LOCKED")).all()
+    assert reported == []
+    with database.writer() as db:
+        db.execute(text("UPDATE users SET timezone = timezone"))
+        db.rollback()
+    assert reported == []
+    with database.writer() as db, db.begin():
+        db.execute(text("UPDATE users SET timezone = timezone"))
+    assert reported == [1]
