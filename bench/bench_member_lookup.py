@@ -111,7 +111,13 @@ def main() -> None:
     )
     core = in_transaction(lambda db: member_state.fetch_session_record(db, hashed))  # type: ignore[arg-type]
     sessions = SessionCache(database.invalidations)
-    in_transaction(lambda db: sessions.fetch(db, hashed))()  # type: ignore[arg-type]
+
+    def cache_hit() -> object:
+        found = sessions.cached(hashed)
+        if found is None:  # the warm-up's first call fills it
+            found = in_transaction(lambda db: sessions.fetch(db, hashed))()  # type: ignore[arg-type]
+        return found
+
     rows: list[tuple[str, float]] = [
         ("session + state, ORM statement", per_call_us(orm, args.calls))
     ]
@@ -125,7 +131,8 @@ def main() -> None:
         rows.insert(0, ("session + state, ORM, ping on every checkout (before)", pinged))
     rows += [
         ("session + state, Core statement", per_call_us(core, args.calls)),
-        ("session + state, session cache hit", per_call_us(lambda: sessions.cached(hashed), args.calls)),
+        # Kept right before it is timed: an entry lives 10 s.
+        ("session + state, session cache hit", per_call_us(cache_hit, args.calls)),
         ("thread version, ORM statement", per_call_us(in_transaction(
             lambda db: db.execute(ORM_VERSION, {"kind": "question", "slugs": [subject.slug]}).all()  # type: ignore[attr-defined]
         ), args.calls)),
