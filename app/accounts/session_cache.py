@@ -29,7 +29,7 @@ from app.db.models.accounts import User, UserSession
 from app.web.member_state import SessionRecord, fetch_session_record, state_version
 
 SESSION_TTL_SECONDS = 10.0  # the safety net: every change is also announced at once
-MAX_SESSIONS = 20_000
+MAX_SESSIONS = 10_000
 TOUCH = "touch"
 
 Found = tuple[UserSession, User, tuple[object, ...]]

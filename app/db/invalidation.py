@@ -111,9 +111,9 @@ class _Entry:
 
 
 class LiveCache:
-    """A bounded LRU whose entries live until a key they depend on changes, or `ttl` seconds
-    at most (a safety net: every change is also announced). Serves nothing while its source
-    is not usable."""
+    """A bounded map whose entries live until a key they depend on changes, or `ttl` seconds
+    at most (a safety net: every change is also announced); the oldest stored go first. Serves
+    nothing while its source is not usable."""
 
     def __init__(self, invalidations: Invalidations, *, ttl: float, max_entries: int) -> None:
         self.invalidations = invalidations
@@ -149,11 +149,17 @@ class LiveCache:
             return False
         if not self.invalidations.fresh(keys, ticket):
             return False
-        entry = _Entry(value, keys, ticket, time.monotonic() + self.ttl, set())
+        now = time.monotonic()
+        entry = _Entry(value, keys, ticket, now + self.ttl, set())
         with self._lock:
             self._entries[key] = entry
             self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
+            # Oldest first: drop what has expired (every entry lives the same ttl), then any
+            # excess, so memory follows what was used in the last ttl seconds.
+            while self._entries and (
+                len(self._entries) > self.max_entries
+                or next(iter(self._entries.values())).expires <= now
+            ):
                 self._entries.popitem(last=False)
         return True
 

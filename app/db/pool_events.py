@@ -39,8 +39,8 @@ IDLE_PING_SECONDS = 10.0
 _USED_AT = "prefill_used_at"
 _PENDING = "prefill_writing"  # a data-changing statement ran in the open transaction
 _WROTE = "prefill_wrote"  # … and it committed
-# Statements that may change rows (a read that only looks, such as the mail worker's poll,
-# must not hold the cache back). Anything that is not plainly a SELECT counts.
+# Statements that may change rows. A SELECT (even FOR UPDATE, as the mail worker's poll) does
+# not hold the cache back; a CTE counts, since it may hide a data-changing statement.
 _WRITES = re.compile(r"\s*(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|CALL|DO|WITH)\b", re.I)
 
 

@@ -3,6 +3,7 @@ change table read by several processes at once."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from sqlalchemy import text
@@ -127,3 +128,12 @@ def test_a_sqlite_file_without_the_change_table_is_not_cached(tmp_path: Path) ->
         assert feed.ticket() is None
     finally:
         feed.stop()
+
+
+def test_expired_entries_are_dropped_as_new_ones_arrive() -> None:
+    cache = LiveCache(AlwaysUsable(), ttl=0.05, max_entries=100)
+    for key in range(50):
+        cache.put(key, key, (member_key(key),), cache.ticket())
+    time.sleep(0.06)
+    cache.put("new", 1, (member_key(1),), cache.ticket())
+    assert len(cache) == 1
