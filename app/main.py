@@ -15,6 +15,7 @@ from jinja2 import Environment
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.accounts.deps import get_viewer
+from app.accounts.session_cache import SessionCache
 from app.api.sizing_memo import SizingMemo
 from app.content.diagrams import stylesheet_classes
 from app.content.holder import ContentHolder, StaticContent
@@ -24,6 +25,7 @@ from app.content.schema import LEVEL_LABELS
 from app.content.store import ContentStore
 from app.db.session import Database
 from app.db.write_gate import WriteGate, write_gate_middleware
+from app.discussion.versions import version_map
 from app.mail import make_mailer
 from app.mail_worker import MailWorker
 from app.ratelimit import RateLimiter
@@ -65,6 +67,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
         settings.database_url,
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_max_overflow,
+        live_cache=settings.live_cache,
     )
 
     @asynccontextmanager
@@ -81,6 +84,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
         from app.search.indexer import index_at_startup
 
         index_at_startup(_app.state)  # idempotent across processes: keyed by the fingerprint
+        database.start()  # PostgreSQL: listen for changes to cached sessions, state, threads
         if settings.mail_worker == "inprocess":
             mail_worker.start()
         yield
@@ -122,6 +126,8 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     app.state.page_cache = PageCache()
     app.state.sizing_memo = SizingMemo()
     app.state.short_lived = ShortLived()
+    app.state.session_cache = SessionCache(database.invalidations)
+    app.state.thread_versions = version_map(database.invalidations)
     app.state.forget_versions = app.state.short_lived.clear
 
     environment = make_environment(

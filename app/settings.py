@@ -53,6 +53,10 @@ class Settings(BaseSettings):
     # Connection pool per process (PostgreSQL). Total connections = workers × (pool_size + overflow).
     db_pool_size: int = Field(20, validation_alias="PREFILL_DB_POOL_SIZE")
     db_max_overflow: int = Field(20, validation_alias="PREFILL_DB_MAX_OVERFLOW")
+    # Per-process caches of live sessions, members' state versions and thread versions, kept
+    # current by the database's change announcements (docs/security.md, "The session cache").
+    # Off: every member request proves its session with a query, as before.
+    live_cache: bool = Field(True, validation_alias="PREFILL_LIVE_CACHE")
     # Per-client request limits on the calculator, the sizing API and comment previews
     # (app/web/throttle.py). Off only for load tests: `prefill check --deploy` refuses it.
     rate_limits: bool = Field(True, validation_alias="PREFILL_RATE_LIMITS")

@@ -7,6 +7,7 @@ from alembic import context
 
 import app.db.models
 import app.search.models  # noqa: F401  (search's tables live with the search package)
+from app.db import change_triggers
 from app.db.base import Base
 from app.db.engine import make_engine
 from app.search.schema import include_object
@@ -44,6 +45,10 @@ def run_migrations_online() -> None:
         )
         with context.begin_transaction():
             context.run_migrations()
+            # A table rebuilt by a migration (SQLite's batch mode) loses its triggers; the caches
+            # of every app process depend on them (app/db/change_triggers.py).
+            if change_triggers.ready(connection):
+                change_triggers.install(connection)
             if sqlite:
                 _check_foreign_keys(connection)
         if sqlite:

@@ -11,6 +11,7 @@ from fastapi import BackgroundTasks, Depends, Request
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from app.accounts.session_cache import SessionCache
 from app.accounts.sessions import (
     ANONYMOUS,
     Viewer,
@@ -21,59 +22,53 @@ from app.accounts.sessions import (
     touch_later,
     unsign_token,
 )
-from app.db.models.accounts import User, UserSession
+from app.db.models.accounts import User
 from app.db.session import DbSession, is_read_only
 from app.web.cookies import cookie_policy
 from app.web.csrf import csrf_token
-from app.web.member_state import find_session_with_state
 
 
 async def get_viewer(request: Request, db: DbSession, background: BackgroundTasks) -> Viewer:
-    """The signed-in user, if the session cookie names a live session (one lookup, or none:
-    a visitor costs no database work and no worker thread)."""
+    """The signed-in user, if the session cookie names a live session (a visitor costs no
+    database work and no worker thread).
+
+    A read request (GET, or a POST that stores nothing) takes the session and the member's
+    page-state version from this process's session cache, or one query when the cache cannot
+    vouch for them (app/accounts/session_cache.py). A write proves its session in its own
+    transaction, always."""
     cached = getattr(request.state, "viewer", None)
     if cached is not None:
         return cached
     viewer = ANONYMOUS
     cookie = request.cookies.get(cookie_policy(request).session)
     token = unsign_token(request.app.state.secret_key, cookie) if cookie else None
-    if token:
-        reading = is_read_only(db)
-        found, state = await request.app.state.db.lookup(
-            db, _find_session_and_state, db, token, reading
+    if token and is_read_only(db):
+        sessions: SessionCache = request.app.state.session_cache
+        hashed = token_hash(token)
+        found = sessions.cached(hashed) or await request.app.state.db.lookup(
+            db, sessions.fetch, db, hashed
         )
         if found:
-            session_row, user = found
-            if reading:
-                # A read-only request's transaction must not write; record activity once the
-                # response is out (a second connection held during the request could starve
-                # the pool under load).
-                if needs_touch(session_row):
-                    background.add_task(
-                        request.app.state.write_gate.run,
-                        touch_later,
-                        request.app.state.db.writer,
-                        session_row.id,
-                    )
-            else:
-                await run_in_threadpool(touch, db, session_row)
+            session_row, user, state = found
+            # A read-only request's transaction must not write; record activity once the
+            # response is out (a second connection held during the request could starve the
+            # pool under load).
+            if needs_touch(session_row) and sessions.claim_touch(hashed):
+                background.add_task(
+                    request.app.state.write_gate.run,
+                    touch_later,
+                    request.app.state.db.writer,
+                    session_row.id,
+                )
             viewer = Viewer(user=user, session=session_row, state=state)
+    elif token:
+        found = await request.app.state.db.lookup(db, find_session, db, token)
+        if found:
+            session_row, user = found
+            await run_in_threadpool(touch, db, session_row)
+            viewer = Viewer(user=user, session=session_row)
     request.state.viewer = viewer
     return viewer
-
-
-def _find_session_and_state(
-    db: Session, token: str, reading: bool
-) -> tuple[tuple[UserSession, User] | None, tuple[object, ...] | None]:
-    """A read request also takes the member's page-state version, which every member page keys
-    its cache on: both in one lookup."""
-    if not reading:
-        return find_session(db, token), None
-    found = find_session_with_state(db, token_hash(token))
-    if found is None:
-        return None, None
-    session_row, user, state = found
-    return (session_row, user), state
 
 
 CurrentViewer = Annotated[Viewer, Depends(get_viewer)]
@@ -90,8 +85,12 @@ def viewer_outside_routes(request: Request) -> Session | None:
     if not token:
         return None
     db = request.app.state.db.reader()
-    found = find_session(db, token)
-    request.state.viewer = Viewer(user=found[1], session=found[0]) if found else ANONYMOUS
+    sessions: SessionCache = request.app.state.session_cache
+    hashed = token_hash(token)
+    found = sessions.cached(hashed) or sessions.fetch(db, hashed)
+    request.state.viewer = (
+        Viewer(user=found[1], session=found[0], state=found[2]) if found else ANONYMOUS
+    )
     request.state.db = db  # the header's unread-replies badge reads through it
     return db
 

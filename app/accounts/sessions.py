@@ -1,8 +1,9 @@
 """Server-side sessions: a signed cookie names a session row; revoking the row signs out everywhere.
 
 The cookie carries a random token (signed, so tampering is rejected without a query); the database
-keeps only its SHA-256. Every process looks sessions up in the same database, so sign-out and
-password changes take effect on all of them at once.
+keeps only its SHA-256. Every process looks sessions up in the same database; reads may answer
+from a per-process cache that the database's change announcements keep current
+(app/accounts/session_cache.py; docs/security.md says what it can delay), writes never do.
 """
 
 from __future__ import annotations

@@ -22,9 +22,13 @@ def normalise_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str, *, pool_size: int = 20, max_overflow: int = 20) -> Engine:
+def make_engine(
+    url: str, *, pool_size: int = 20, max_overflow: int = 20, pre_ping: bool = True
+) -> Engine:
     """One pool per process. Size it to the request threadpool (anyio's default is 40 threads):
-    each request holds at most one connection, so pool_size + max_overflow ≥ 40 never waits."""
+    each request holds at most one connection, so pool_size + max_overflow ≥ 40 never waits.
+
+    `pre_ping=False` leaves liveness to the caller (the app's Database, app/db/pool_events.py)."""
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -47,7 +51,7 @@ def make_engine(url: str, *, pool_size: int = 20, max_overflow: int = 20) -> Eng
         url,
         pool_size=pool_size,
         max_overflow=max_overflow,
-        pool_pre_ping=True,  # a restarted PostgreSQL costs one failed ping, not a failed request
+        pool_pre_ping=pre_ping,  # a restarted PostgreSQL costs a failed ping, not a failed request
         pool_recycle=1800,
     )
 

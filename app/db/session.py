@@ -8,10 +8,12 @@ from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
-from app.db.engine import make_engine, make_sessionmakers
+from app.db.engine import make_engine, make_sessionmakers, normalise_url
+from app.db.invalidation import Invalidations
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 READ_ONLY_FLAG = "prefill_read_only"
@@ -23,8 +25,17 @@ AFTER_COMMIT = "after_commit"
 class Database:
     """One engine per process and the two session factories built on it."""
 
-    def __init__(self, url: str, *, pool_size: int = 20, max_overflow: int = 20) -> None:
-        self.engine: Engine = make_engine(url, pool_size=pool_size, max_overflow=max_overflow)
+    def __init__(
+        self, url: str, *, pool_size: int = 20, max_overflow: int = 20, live_cache: bool = True
+    ) -> None:
+        server = not normalise_url(url).startswith("sqlite")
+        self.engine: Engine = make_engine(
+            url, pool_size=pool_size, max_overflow=max_overflow, pre_ping=not server
+        )
+        # What this process learns of committed changes, for the caches of sessions, members'
+        # state and thread versions (app/db/invalidation.py). Without it those caches serve
+        # nothing and every request queries.
+        self.invalidations = _invalidations(self.engine, live_cache)
         self.reader: sessionmaker[Session]
         self.writer: sessionmaker[Session]
         self.reader, self.writer = make_sessionmakers(self.engine)
@@ -61,8 +72,36 @@ class Database:
         with self.engine.connect() as connection:
             connection.execute(text("SELECT 1"))
 
+    def start(self) -> None:
+        """In a serving process (the app's lifespan): start listening for changes."""
+        self.invalidations.start()
+
     def dispose(self) -> None:
+        self.invalidations.stop()
         self.engine.dispose()
+
+
+def _invalidations(engine: Engine, enabled: bool) -> Invalidations:
+    """PostgreSQL: a LISTEN thread, started with the app (until then, and without it, nothing
+    is served from the caches), whose health also stands in for the pool's pre-ping. SQLite: the
+    change table, read on use, exact across processes. An in-memory SQLite database cannot be
+    watched from a second connection: no cache."""
+    url = engine.url
+    if engine.dialect.name == "postgresql":
+        from app.db import pool_events
+        from app.db.pg_listener import PostgresListener
+
+        conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        listener = PostgresListener(conninfo)
+        pool_events.install(
+            engine, listener
+        )  # liveness: pings only where the listener cannot vouch
+        return listener if enabled else Invalidations()
+    if enabled and engine.dialect.name == "sqlite" and url.database not in (None, "", ":memory:"):
+        from app.db.sqlite_feed import SqliteChangeFeed
+
+        return SqliteChangeFeed(url.database)
+    return Invalidations()
 
 
 async def get_db(request: Request) -> AsyncIterator[Session]:
@@ -99,6 +138,10 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
                 await run_in_threadpool(session.close)
             else:
                 session.close()
+            # A closed Session would open a new transaction if used again (say, by an error
+            # page's header after the route raised), and nothing would ever close that one.
+            if getattr(request.state, "db", None) is session:
+                request.state.db = None
     for callback in session.info.get(AFTER_COMMIT, ()):
         await run_in_threadpool(callback)
 

@@ -10,9 +10,9 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.deps import CurrentViewer
 from app.content.schema import LEVEL_LABELS
 from app.db.session import DbSession
-from app.discussion import stats
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
+from app.discussion.versions import thread_version
 from app.drills import SKILLS
 from app.pages.showcase import showcase
 from app.practice import dashboard
@@ -102,12 +102,7 @@ async def concept_page(
             return RedirectResponse(f"/concepts/{content.concept_aliases[slug]}", 301)
         raise HTTPException(404, detail="There is no concept card at this address.")
     subject = resolve_subject(content, "concept", slug)[0]
-    if viewer.user is None:
-        version = await request.app.state.short_lived.get(
-            subject, lambda: stats.thread_version(db, subject)
-        )
-    else:
-        version = await request.app.state.db.lookup(db, stats.thread_version, db, subject)
+    version = await thread_version(request, db, subject, member=viewer.user is not None)
 
     def render() -> Response:
         thread = build_thread(db, content, viewer, "concept", slug, sort=sort)

@@ -22,9 +22,9 @@ from app.content.schema import LEVEL_LABELS
 from app.content.store import ContentStore
 from app.dates import human_date
 from app.db.session import DbSession
-from app.discussion import stats
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
+from app.discussion.versions import thread_version
 from app.practice import exercises as practice
 from app.practice.service import PracticeError
 from app.web.caching import conditional_async
@@ -130,12 +130,7 @@ async def exercise_page(
         }
         return templates.page(request, "exercises/exercise.html", values)
 
-    if viewer.user is not None:
-        version = await request.app.state.db.lookup(db, stats.thread_version, db, subject)
-    else:
-        version = await request.app.state.short_lived.get(
-            subject, lambda: stats.thread_version(db, subject)
-        )
+    version = await thread_version(request, db, subject, member=viewer.user is not None)
     response = await conditional_async(request, [content.fingerprint, version, sort], render)
     # Set here, outside the page cache (which keeps only Vary): a cached copy gets it too.
     response.headers["content-security-policy"] = WASM_CONTENT_SECURITY_POLICY

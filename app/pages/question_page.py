@@ -20,10 +20,10 @@ from app.accounts.access import can_read_answer
 from app.accounts.deps import CurrentViewer
 from app.content.models import Question
 from app.db.session import DbSession
-from app.discussion import stats
 from app.discussion.answers import has_opened_answer
 from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
+from app.discussion.versions import thread_version
 from app.numbers import OutOfRange, parse_int
 from app.practice import progress
 from app.practice.panel import build_panel
@@ -161,12 +161,7 @@ async def question_page(
             request, db, content, templates, viewer, question, sort=sort, just_opened=just_opened
         )
 
-    if viewer.user is not None:  # members always see the thread as it is now
-        version = await request.app.state.db.lookup(db, stats.thread_version, db, thread_subject)
-    else:
-        version = await request.app.state.short_lived.get(
-            thread_subject, lambda: stats.thread_version(db, thread_subject)
-        )
+    version = await thread_version(request, db, thread_subject, member=viewer.user is not None)
     first = viewer.user is None and visitor_answer_first(request)
     return await conditional_async(
         request, [content.fingerprint, version, sort, just_opened, first], render

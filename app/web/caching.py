@@ -217,11 +217,11 @@ async def conditional_async(
 
 
 class ShortLived:
-    """Values remembered for a moment per process: each discussion thread's version (so a
-    visitor's cached page needs no query at all) and visitors' search results. One load per
-    key however many requests wait for it. Any write through this process clears it; a write
-    through another process reaches this one's visitors within TTL seconds. Members' pages
-    always read the database."""
+    """Values remembered for a moment per process: visitors' search results, and each
+    discussion thread's version for visitors when the change-announced version map misses
+    (app/discussion/versions.py). One load per key however many requests wait for it. Any
+    write through this process clears it; a write through another process reaches this one's
+    visitors within TTL seconds. Members never read it."""
 
     TTL_SECONDS = 2.0
     MAX_ENTRIES = 2048

@@ -2,6 +2,7 @@
 
 from app.db.base import Base
 from app.db.models.accounts import EmailToken, RateLimitHit, User, UserSession
+from app.db.models.cache import CacheChange
 from app.db.models.discussion import (
     AnswerView,
     ModerationAction,
@@ -23,6 +24,7 @@ __all__ = [
     "Attempt",
     "Base",
     "Bookmark",
+    "CacheChange",
     "DrillAttempt",
     "DrillReviewCard",
     "EmailToken",
