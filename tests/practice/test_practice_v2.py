@@ -15,11 +15,18 @@ from app.content.store import ContentStore
 from app.db.models.accounts import User
 from app.db.models.practice import Attempt
 from app.discussion.answers import has_opened_answer
+from app.sizing import SizingRequest, load_preset, size
 from tests.helpers import csrf_token, login, post_form, signup, unique_email
 
 FLAGSHIP = "kv-bound-deployment"
 LOCKED = "concurrent-sessions-on-8xh200"  # account-only, with every practice field
-ATTEMPT = "Per token it is 160 KiB per token, a 32K session holds 10 GiB, so 85 sessions fit."
+# The flagship's session count, as the sizing core computes it (the answer's own live figure).
+SESSIONS = size(
+    load_preset("llama-3.1-70b"), SizingRequest(gpu="H200", gpus=8, tp=8, context=32768)
+).max_concurrency
+ATTEMPT = (
+    f"Per token it is 160 KiB per token, a 32K session holds 10 GiB, so {SESSIONS} sessions fit."
+)
 
 
 @pytest.fixture
@@ -100,7 +107,7 @@ def test_a_visitor_reveals_beside_their_attempt_with_numbers_checked(
     assert escape("<script>x</script>") in page and "<script>x</script>" not in page
     words = text_of(page)
     assert "“160 KiB per token” matches a classic mistake, forgetting the ×2 for K and V" in words
-    assert "“10 GiB” is right for" in words and "“85 sessions” is right for" in words
+    assert "“10 GiB” is right for" in words and f"“{SESSIONS} sessions” is right for" in words
     assert "Not stated:" in words and "reads the numbers" in words
     # The answer is open, the examples per level too; the rubric's items stay members'.
     assert 'class="prose answer-body"' in page and '<details class="answer-fold">' not in page

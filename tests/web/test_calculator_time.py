@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 from app.sizing import SizingRequest, load_preset, size
 
 HX = {"HX-Request": "true"}
+Q12_RESERVE = 5 << 30
 FLAGSHIP = {
     "model": "llama-3.1-70b",
     "gpu": "H200",
@@ -18,6 +19,8 @@ FLAGSHIP = {
     "tp": "8",
     "context": "32768",
     "concurrency": "85",
+    # CONTENT-BRIEF Q12's flat 5 GiB reserve: the pool then holds exactly the 85 sessions asked for.
+    "reserve": "5",  # GiB
 }
 
 
@@ -31,7 +34,9 @@ def test_flagship_setup_is_kv_bound_with_the_kv_share(sqlite_client: TestClient)
     time = panel(html)
     core = size(
         load_preset("llama-3.1-70b"),
-        SizingRequest(gpu="H200", gpus=8, tp=8, context=32768, concurrency=85),
+        SizingRequest(
+            gpu="H200", gpus=8, tp=8, context=32768, concurrency=85, reserve_bytes=Q12_RESERVE
+        ),
     ).time
     share = round(core["bound_detail"]["kv_share"] * 100)
     assert "KV-bound twice over" in time
@@ -52,10 +57,23 @@ def test_remedies_show_tpot_and_tokens_per_second(sqlite_client: TestClient) -> 
     fp8 = html[start : html.index("</li>", start)]
     assert "sequences (85 → 171)" in fp8
     core = load_preset("llama-3.1-70b")
-    before = size(core, SizingRequest(gpu="H200", gpus=8, tp=8, context=32768, concurrency=85))
+    before = size(
+        core,
+        SizingRequest(
+            gpu="H200", gpus=8, tp=8, context=32768, concurrency=85, reserve_bytes=Q12_RESERVE
+        ),
+    )
     after = size(
         core,
-        SizingRequest(gpu="H200", gpus=8, tp=8, context=32768, concurrency=85, kv_dtype="fp8"),
+        SizingRequest(
+            gpu="H200",
+            gpus=8,
+            tp=8,
+            context=32768,
+            concurrency=85,
+            kv_dtype="fp8",
+            reserve_bytes=Q12_RESERVE,
+        ),
     )
     t0, t1 = before.time, after.time
     assert f"tokens/s {t0['tokens_per_s_total']:,.0f} → {t1['tokens_per_s_total']:,.0f}" in fp8
