@@ -174,11 +174,38 @@ def show_value(value: Fraction, dimension: str, unit: str | None = None) -> str:
             return f"{_number(scaled)} {unit}"
         return fmt_bytes(whole, 2) if whole >= 1024 else f"{whole:,} B"
     if dimension == SECONDS:
-        ms = value * 1000
-        return f"{_number(ms)} ms" if ms < 10_000 else f"{_number(value)} s"
+        return _duration(value, unit)
     if dimension == RATE:
         return f"{_number(value)} tokens/s"
     return _number(value)
+
+
+# A time shown in the unit a reader would say it in: 41 µs, 7.25 ms, 1.35 s, 22.5 min, 3.5 h.
+_DURATIONS = (
+    ("µs", Fraction(1, 10**6)),
+    ("ms", Fraction(1, 1000)),
+    ("s", Fraction(1)),
+    ("min", Fraction(60)),
+    ("h", Fraction(3600)),
+)
+
+
+def _duration(value: Fraction, unit: str | None) -> str:
+    """A time in the key figure's own unit when it names one, else the largest unit in which it
+    is at least 1 (seconds up to ten minutes)."""
+    named = {"us": "µs", "μs": "µs", "mins": "min", "hr": "h", "hrs": "h"}.get(unit or "", unit)
+    for name, size in _DURATIONS:
+        if name == named:
+            return f"{_number(value / size)} {name}"
+    if value < Fraction(1, 1000):
+        return f"{_number(value * 10**6)} µs"
+    if value < 10:
+        return f"{_number(value * 1000)} ms"
+    if value < 600:
+        return f"{_number(value)} s"
+    if value < 3 * 3600:
+        return f"{_number(value / 60)} min"
+    return f"{_number(value / 3600)} h"
 
 
 def _number(value: Fraction) -> str:
