@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 
 # Which practice fields every question must have. The back-fill lands first; then the lead turns
 # the requirement on here: ("hints", "checks", "examples"), and "follow_ups" with issue 28.
-REQUIRED_PRACTICE_FIELDS: tuple[str, ...] = ()
+# Every question carries all four (docs/authoring.md, Practice).
+REQUIRED_PRACTICE_FIELDS: tuple[str, ...] = ("hints", "checks", "examples", "follow_ups")
 
 HINT_WORDS = (10, 45)
 EXAMPLE_WORDS = (80, 200)

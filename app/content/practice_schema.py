@@ -96,8 +96,8 @@ class FollowUpSpec(Strict):
 
 
 class PracticeFields(Strict):
-    """Mixed into QuestionMeta. Each is optional while the back-fill is under way; which are
-    required is `REQUIRED_PRACTICE_FIELDS` in app/content/practice.py."""
+    """Mixed into QuestionMeta. Optional to the schema so that a missing one is reported with
+    the file's other errors; `REQUIRED_PRACTICE_FIELDS` in app/content/practice.py requires them."""
 
     hints: list[Text] | None = None
     checks: Annotated[list[KeyFigureSpec], Field(max_length=MAX_CHECKS)] | None = None

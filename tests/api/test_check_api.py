@@ -64,7 +64,7 @@ def test_bad_requests_are_clear(sqlite_client: TestClient) -> None:
 
 
 def test_a_question_without_key_figures_says_so(sqlite_client: TestClient, content_store) -> None:  # type: ignore[no-untyped-def]
-    bare = next(q for q in content_store.questions if q.is_free and q.practice.checks is None)
+    bare = next(q for q in content_store.questions if q.is_free and not q.practice.checks)
     body = check(sqlite_client, "320 KiB per token", bare.slug).json()
     assert body["figures"] == [] and body["note"]
     assert body["numbers"][0]["verdict"] is None

@@ -81,25 +81,24 @@ def test_the_flagship_loads_with_every_field(content_store: ContentStore) -> Non
     assert '<data class="figure"' in practice.examples_html["mid"]  # live figures render
 
 
-def test_questions_without_the_fields_still_load(content_store: ContentStore) -> None:
-    bare = [q for q in content_store.questions if q.meta.hints is None]
-    assert bare, "the back-fill is not required yet"
-    assert all(q.practice.checks is None and not q.practice.hints_html for q in bare)
+def test_every_question_carries_every_practice_field(content_store: ContentStore) -> None:
+    for question in content_store.questions:
+        meta = question.meta
+        assert meta.hints and meta.checks is not None and meta.examples and meta.follow_ups, (
+            question.slug
+        )
 
 
-def test_requiring_the_fields_is_one_setting(flagship, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(
-        practice_module, "REQUIRED_PRACTICE_FIELDS", ("hints", "checks", "examples")
-    )
-
+def test_a_question_without_the_fields_is_refused(flagship) -> None:  # type: ignore[no-untyped-def]
     def strip(data: dict[str, Any]) -> None:
-        for key in ("hints", "checks", "examples"):
+        for key in ("hints", "checks", "examples", "follow_ups"):
             data.pop(key)
 
     assert problems(flagship, strip) == [
         "hints: is required (docs/authoring.md, Practice)",
         "checks: is required (docs/authoring.md, Practice)",
         "examples: is required (docs/authoring.md, Practice)",
+        "follow_ups: is required (docs/authoring.md, Practice)",
     ]
 
 
