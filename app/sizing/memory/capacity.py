@@ -161,6 +161,7 @@ class Replica:
             self.weights_per_gpu = -(-per_stage // self.pp)
         else:
             self.weights_per_gpu = -(-self.weights // shards)
+        self.spec = spec
         self._estimate = (spec, gpu, tp)
         # The pool under the chosen engine's start-up rule (engine_pool.py): vLLM's unless
         # SGLang or TensorRT-LLM is asked; its reserve is the engine's estimate unless given.
