@@ -192,8 +192,8 @@ class StepModel:
     def linear_seconds(self, tokens: float, extra_flops: float = 0.0) -> float:
         """The products' time at the rate their shapes reach (FLOPs ÷ rate ÷ shape share)."""
         routed = self.routed_flops_per_token * tokens
-        if self.moe and routed:
-            routed *= self.moe.padding(tokens)
+        if self.moe and routed:  # padded to blocks, and the busiest EP rank sets the pace
+            routed *= self.moe.padding(tokens) * self.moe.imbalance(tokens)
         dense = self.dense_flops_per_token * tokens + extra_flops
         return (dense / self.dense_eff + routed / self.routed_eff) / self.c_linear
 
@@ -212,7 +212,8 @@ class StepModel:
         out = self.dense_layers * (ring + 2 * latency)
         if self.moe:
             rank_tokens = tokens / tp if busiest is None else busiest
-            a2a = self.moe.all_to_all_bytes(rank_tokens) / self.links.group
+            a2a = self.moe.all_to_all_bytes(rank_tokens) * self.moe.imbalance(tokens)
+            a2a /= self.links.group
             moe_ring = a2a if self.moe.ep > 1 else ring
             out += self.moe.moe_layers * (moe_ring + 2 * latency)
         return out
