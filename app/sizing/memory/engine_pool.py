@@ -49,8 +49,38 @@ class Pool:
     usable: int
     reserve: int
     budget: int  # the KV pool (may be ≤ 0: nothing fits)
-    rule: str  # the rule filled with this setup's numbers
-    usable_means: str  # what "usable" is under this rule, in words
+    total: int  # the CUDA total
+    weights: int  # per GPU
+    fraction: float  # gpu_memory_utilization / mem_fraction_static / free_gpu_memory_fraction
+    reserve_given: bool
+
+    @property
+    def usable_means(self) -> str:
+        """What "usable" is under this rule, in words (also in the weights-do-not-fit reason)."""
+        if self.engine == "vllm":
+            return f"{fmt_bytes(self.total)} × {self.fraction}"
+        return f"{ENGINE_NAMES[self.engine]}: the CUDA total, {fmt_bytes(self.total)}"
+
+    @property
+    def rule(self) -> str:
+        """The rule filled with this setup's numbers (built only when a result shows it)."""
+        total, w, left = fmt_bytes(self.total), fmt_bytes(self.weights), fmt_bytes(self.budget)
+        if self.engine == "sglang":
+            why = (
+                "the reserve as given"
+                if self.reserve_given
+                else f"{total} × (1 − mem_fraction_static {self.fraction})"
+            )
+            return f"{total} − {w} weights − {why} = {left}"
+        if self.engine == "trtllm":
+            return (
+                f"({total} − {w} weights − {fmt_bytes(self.reserve)} profiling peak and CUDA "
+                f"graphs) × {self.fraction} = {left}"
+            )
+        return (
+            f"ceil({total} × {self.fraction}) − {w} weights − {fmt_bytes(self.reserve)} "
+            f"reserve = {left}"
+        )
 
     def to_dict(self, asked: str) -> dict[str, Any]:
         return {
@@ -75,45 +105,19 @@ def engine_pool(
     engine = memory_engine(req)
     total = gpu.memory_bytes
     w = weights_per_gpu
+    given = req.reserve_bytes is not None
     if engine == "sglang":
         fraction, _ = sglang_static_fraction(gpu, tp, spec.is_mla)
-        reserve = req.reserve_bytes
-        if reserve is None:
-            reserve = math.floor(total * (1 - fraction))
-            why = f"{fmt_bytes(total)} × (1 − mem_fraction_static {fraction})"
-        else:
-            why = "the reserve as given"
-        budget = total - w - reserve
-        rule = f"{fmt_bytes(total)} − {fmt_bytes(w)} weights − {why} = {fmt_bytes(budget)}"
-        return Pool(
-            engine, total, reserve, budget, rule, f"SGLang: the CUDA total, {fmt_bytes(total)}"
-        )
+        reserve = req.reserve_bytes if given else math.floor(total * (1 - fraction))
+        return Pool(engine, total, reserve, total - w - reserve, total, w, fraction, given)
     if engine == "trtllm":
-        reserve = req.reserve_bytes
-        if reserve is None:
-            reserve = trtllm_reserve(spec, gpu, tp)
+        reserve = req.reserve_bytes if given else trtllm_reserve(spec, gpu, tp)
         budget = math.floor(max(0, total - w - reserve) * TRTLLM_FRACTION)
-        rule = (
-            f"({fmt_bytes(total)} − {fmt_bytes(w)} weights − {fmt_bytes(reserve)} profiling peak "
-            f"and CUDA graphs) × {TRTLLM_FRACTION} = {fmt_bytes(budget)}"
-        )
         usable = w + reserve + budget if budget > 0 else total
-        return Pool(
-            engine,
-            usable,
-            reserve,
-            budget,
-            rule,
-            f"TensorRT-LLM: the CUDA total, {fmt_bytes(total)}",
-        )
+        return Pool(engine, usable, reserve, budget, total, w, TRTLLM_FRACTION, given)
     usable = math.ceil(total * Fraction(str(req.gpu_util)))  # Fraction keeps 0.92 exact
-    reserve = vllm_reserve(spec, gpu, tp) if req.reserve_bytes is None else req.reserve_bytes
-    budget = usable - w - reserve
-    rule = (
-        f"ceil({fmt_bytes(total)} × {req.gpu_util}) − {fmt_bytes(w)} weights − "
-        f"{fmt_bytes(reserve)} reserve = {fmt_bytes(budget)}"
-    )
-    return Pool("vllm", usable, reserve, budget, rule, f"{fmt_bytes(total)} × {req.gpu_util}")
+    reserve = req.reserve_bytes if given else vllm_reserve(spec, gpu, tp)
+    return Pool("vllm", usable, reserve, usable - w - reserve, total, w, req.gpu_util, given)
 
 
 def sglang_static_fraction(gpu: GPU, tp: int, mla: bool) -> tuple[float, dict[str, Any]]:

@@ -29,7 +29,8 @@ from .workload import Workload
 
 WORKLOAD_NOTE = (
     "Estimates, not measurements. Decode is timed at the mean context, prompt + output/2; "
-    "prefill is interleaved in steps under the engine's token budget; uniform MoE routing; "
+    "prefill is interleaved in steps under the engine's token budget; MoE routing uniform "
+    "within a rank, the busiest expert-parallel rank by published routing statistics; "
     "closed-loop streams (each sends its next request when the last one finishes)."
 )
 
