@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.sizing_schemas_memory import CheckpointCheck, Engines, MemoryBreakdown
+from app.api.sizing_schemas_memory import CheckpointCheck, Engines, MemoryBreakdown, MemoryRule
 from app.api.sizing_workload_schemas import LayoutInfo, WorkloadEstimate
 from app.sizing import DEFAULT_GPU_UTIL
 from app.sizing.deployment.request import MAX_BYTES, MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS
@@ -408,7 +408,10 @@ class SizingResponse(BaseModel):
     kv_bytes_per_token_per_gpu: int
     kv_bytes_per_sequence_per_gpu: int
     state_bytes_per_sequence_per_gpu: int
-    usable_bytes_per_gpu: int = Field(description="ceil(CUDA total × gpu_util).")
+    usable_bytes_per_gpu: int = Field(
+        description="What the engine's rule lets it use per GPU (vLLM: ceil(CUDA total × "
+        "gpu_util)); see `memory_rule`."
+    )
     reserve_bytes_per_gpu: int
     kv_budget_bytes_per_gpu: int = Field(description="Bytes per GPU left for the KV cache.")
     kv_capacity_tokens: int | None = Field(description="Tokens one replica's KV pool holds.")
@@ -449,6 +452,7 @@ class SizingResponse(BaseModel):
         None, description="Present when `prompt_tokens` and `output_tokens` are given."
     )
     memory_breakdown: MemoryBreakdown
+    memory_rule: MemoryRule
     engines: Engines
     checkpoint_index: CheckpointCheck | None = Field(
         None, description="Present when `index` is given: the checkpoint cross-check."

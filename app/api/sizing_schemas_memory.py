@@ -19,8 +19,9 @@ class EstimatePart(BaseModel):
 
 
 class MemoryBreakdown(BaseModel):
-    """What the engine takes beyond weights and KV, estimated by vLLM's rule; its total is the
-    default `reserve_bytes_per_gpu`."""
+    """What the engine takes beyond weights and KV, estimated by vLLM's rule (TensorRT-LLM's when
+    `engine` is trtllm); its total is the default `reserve_bytes_per_gpu` (under SGLang the
+    reserve is its own share instead, and `note` says so)."""
 
     engine: str
     estimate: bool
@@ -33,6 +34,7 @@ class MemoryBreakdown(BaseModel):
     parts: list[EstimatePart]
     reserve_bytes: int = Field(description="The reserve applied (0 with an explicit KV budget).")
     overridden: bool = Field(description="True when reserve_bytes or kv_budget_bytes was given.")
+    note: str | None = None
 
 
 class EngineMemory(BaseModel):
@@ -56,6 +58,20 @@ class EngineMemory(BaseModel):
     )
     note: str | None = None
     error: str | None = Field(None, description="Why this engine's figure is missing.")
+
+
+class MemoryRule(BaseModel):
+    """Whose start-up rule sized `kv_budget_bytes_per_gpu`, `kv_capacity_tokens` and
+    `max_concurrency` (and the workload's capacity)."""
+
+    engine: Literal["vllm", "sglang", "trtllm"] = Field(
+        description="The engine asked; vLLM's rule for `pytorch` and the default."
+    )
+    engine_name: str
+    asked: str = Field(description="The engine the request named (or the default, vllm).")
+    rule: str = Field(description="The rule filled with this setup's numbers.")
+    usable_means: str = Field(description="What `usable_bytes_per_gpu` is under this rule.")
+    source: str = Field(description="The engine code the rule follows.")
 
 
 class Engines(BaseModel):

@@ -106,7 +106,7 @@ def rows(report: AccuracyReport) -> list[Row]:
 @router.get("/calculator/accuracy")
 def accuracy(request: Request, templates: Templates) -> Response:
     report = accuracy_report()
-    summaries = {which: report.summary(which) for which in ("all", "open", "held_out")}
+    summaries = {which: report.summary(which) for which in ("all", "calibration", "held_out")}
     overall = summaries["all"]
     values = {
         "figure": figure,

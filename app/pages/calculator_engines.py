@@ -24,6 +24,7 @@ class EngineRow:
     note: str = ""
     error: str = ""
     best: bool = False  # the most sessions of the three
+    applied: bool = False  # its rule sized the capacity above (the engine chosen)
 
 
 def engine_rows(result: dict[str, Any]) -> list[EngineRow]:
@@ -46,6 +47,9 @@ def engine_rows(result: dict[str, Any]) -> list[EngineRow]:
                 engine.get("note", ""),
             )
         )
+    applied = result.get("memory_rule", {}).get("engine", "vllm")
+    for r in rows:
+        r.applied = r.engine == applied
     sessions = [result["engines"][r.engine]["max_concurrency"] for r in rows if not r.error]
     if sessions and max(sessions) > min(sessions):
         for r in rows:

@@ -38,6 +38,17 @@ def test_engines_and_breakdown_match_the_core(sqlite_client: TestClient) -> None
         }
     assert data["memory_breakdown"]["total_bytes"] == data["reserve_bytes_per_gpu"]
     assert data["inputs"]["reserve_bytes"] == data["reserve_bytes_per_gpu"]
+
+
+def test_engine_selects_the_memory_rule(sqlite_client: TestClient) -> None:
+    body = {"model": "llama-3.1-70b", "gpu": "H200", "gpus": 8, "context": 32768}
+    default = post(sqlite_client, body).json()
+    sglang = post(sqlite_client, {**body, "engine": "sglang"}).json()
+    SizingResponse.model_validate(sglang)
+    assert default["memory_rule"]["engine"] == "vllm"
+    assert sglang["memory_rule"]["engine"] == "sglang"
+    assert sglang["kv_budget_bytes_per_gpu"] == sglang["engines"]["sglang"]["kv_pool_bytes_per_gpu"]
+    assert sglang["max_concurrency"] != default["max_concurrency"]
     pinned = post(sqlite_client, {**body, "reserve_bytes": 5 << 30}).json()
     assert pinned["reserve_bytes_per_gpu"] == 5 << 30 and pinned["memory_breakdown"]["overridden"]
 

@@ -19,7 +19,8 @@ POINTS = yaml.safe_load(
     (Path(__file__).resolve().parents[2] / "app/sizing/time/published_points.yaml").read_text()
 )
 # Where the model stands today (the accuracy page shows each point): it may only improve.
-FLOOR_WITHIN = 30
+# 2026-12-03: 30 within; the accuracy branch: 32 (27 of 40 calibration, 5 of 8 held out).
+FLOOR_WITHIN = 32
 CEILING_FAR = 9
 
 
@@ -39,6 +40,13 @@ def test_the_model_does_not_get_worse(report: AccuracyReport) -> None:
     assert summary.within >= FLOOR_WITHIN, summary.to_dict()
     assert summary.far <= CEILING_FAR, summary.to_dict()
     assert summary.median_abs_log_ratio is not None
+
+
+def test_calibration_and_held_out_split_the_points(report: AccuracyReport) -> None:
+    calibration, held_out = report.summary("calibration"), report.summary("held_out")
+    assert calibration.points + held_out.points == len(POINTS)
+    assert held_out.points == sum(bool(p["held_out"]) for p in POINTS) > 0
+    assert calibration.within + held_out.within == report.summary().within
 
 
 @pytest.mark.xfail(strict=True, reason="goal not met yet: see /calculator/accuracy for the misses")

@@ -192,6 +192,7 @@ def test_every_number_is_an_int():
             "weights_precision_source",
             "memory_breakdown",  # estimates with their formulas: test_sizing_engines.py
             "engines",
+            "memory_rule",  # whose rule sized the pool, in words: test_sizing_engine_memory.py
         ):
             continue
         assert value is None or isinstance(value, bool | int), key

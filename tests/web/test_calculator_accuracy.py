@@ -19,8 +19,12 @@ def test_the_page_lists_every_point_with_measured_predicted_and_ratio(
     assert html.count('<tr class="acc-') == len(points)
     for point in points[:5]:
         assert f'id="point-{point["id"]}"' in html and point["source"] in html
-    summary = accuracy_report().summary()
+    report = accuracy_report()
+    summary = report.summary()
     assert f"{summary.within} of {summary.points} points" in html
+    calibration, held_out = report.summary("calibration"), report.summary("held_out")
+    assert f"Calibration points: {calibration.within} of {calibration.points}" in html
+    assert f"held-out points: {held_out.within} of {held_out.points}" in html
     assert "Median |ln ratio|" in html and " style=" not in html
 
 

@@ -104,6 +104,8 @@ class AccuracyReport:
     results: list[PointResult] = field(default_factory=list)
 
     def summary(self, which: str = "all") -> Summary:
+        """``all``, ``calibration`` (the points the engine constants were set on; ``open`` is
+        its old name) or ``held_out``."""
         chosen = [
             r
             for r in self.results

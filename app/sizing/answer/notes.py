@@ -3,6 +3,7 @@ the layout implies (idle GPUs, a TP group across domains, pipeline stages, DP at
 
 from __future__ import annotations
 
+from ..catalogue.engines import ENGINE_NAMES
 from ..catalogue.gpus import GPU
 from ..deployment.layout import Layout
 from ..deployment.request import SizingRequest
@@ -112,21 +113,35 @@ def sizing_notes(
     if gpu.memory_is_estimate:
         notes.append(f"{gpu.id} memory is an estimate: {gpu.memory_source}.")
     if req.kv_budget_bytes is None:
+        notes.append(_reserve_note(req, rep))
+    return notes
+
+
+def _reserve_note(req: SizingRequest, rep: Replica) -> str:
+    engine = rep.pool.engine
+    if req.reserve_bytes is not None:
+        what = "as given"
+    elif engine == "sglang":
+        what = "SGLang's share the static pool leaves out, total × (1 − mem_fraction_static)"
+    else:
+        whose = "TensorRT-LLM's profiling peak" if engine == "trtllm" else "vLLM's activation peak"
         what = (
-            "as given"
-            if req.reserve_bytes is not None
-            else (
-                f"estimated as vLLM's activation peak "
-                f"({fmt_bytes(rep.overhead.part('activation_peak'))}) plus CUDA graphs "
-                f"({fmt_bytes(rep.overhead.part('cuda_graphs'))}), see memory_breakdown"
-            )
+            f"estimated as {whose} ({fmt_bytes(rep.overhead.part('activation_peak'))}) plus "
+            f"CUDA graphs ({fmt_bytes(rep.overhead.part('cuda_graphs'))}), see memory_breakdown"
         )
-        notes.append(
-            f"Reserve: {fmt_bytes(rep.reserve)} per GPU, {what} (override with reserve_bytes); "
+    if engine == "vllm":
+        util = (
             f"gpu_util {req.gpu_util} is vLLM's gpu_memory_utilization (0.92 in current "
             "releases, 0.9 in older ones)."
         )
-    return notes
+    else:
+        util = (
+            f"the pool follows {ENGINE_NAMES[engine]}'s start-up rule (memory_rule); gpu_util "
+            "is vLLM's setting and does not apply."
+        )
+    return (
+        f"Reserve: {fmt_bytes(rep.reserve)} per GPU, {what} (override with reserve_bytes); {util}"
+    )
 
 
 def _layout_notes(req: SizingRequest, layout: Layout) -> list[str]:

@@ -53,6 +53,8 @@ class SizingResult:
     workload: dict[str, Any] | None = None  # serving.py: given prompt and output tokens
     # The reserve's estimate: activation peak and CUDA graphs (memory/overhead.py).
     memory_breakdown: dict[str, Any] = field(default_factory=dict)
+    # Which engine's start-up rule sized the pool above (memory/engine_pool.py).
+    memory_rule: dict[str, Any] = field(default_factory=dict)
     # Each engine's KV pool for this setup: vllm, sglang, trtllm (memory/engines.py).
     engines: dict[str, Any] = field(default_factory=dict)
     # The pasted index.json's cross-check (memory/checkpoint.py), when one is given.

@@ -123,6 +123,7 @@ def size(
         layout=layout.to_dict(),
         workload=workload_object(spec, req, gpu, layout, rep, context),
         memory_breakdown=_breakdown(req, rep),
+        memory_rule=_memory_rule(req, rep),
         engines=engines_side_by_side(
             Setup(spec, req, gpu, tp, context, layout.replicas, rep.weights_per_gpu, rep.profile)
         ),
@@ -153,6 +154,20 @@ def _breakdown(req: SizingRequest, rep: Replica) -> dict[str, Any]:
     out = rep.overhead.to_dict()
     out["reserve_bytes"] = 0 if req.kv_budget_bytes is not None else rep.reserve
     out["overridden"] = req.reserve_bytes is not None or req.kv_budget_bytes is not None
+    if rep.pool.engine == "sglang":
+        out["note"] = (
+            "SGLang's reserve is the share its static pool leaves out, total × (1 − "
+            "mem_fraction_static); these parts are vLLM's estimate, for comparison."
+        )
+    return out
+
+
+def _memory_rule(req: SizingRequest, rep: Replica) -> dict[str, Any]:
+    """Whose start-up rule sized the pool (the engine asked; vLLM's for pytorch and the default),
+    filled with this setup's numbers."""
+    out = rep.pool.to_dict(engine_name(req))
+    if req.kv_budget_bytes is not None:
+        out["rule"] = f"the explicit KV budget, {fmt_bytes(req.kv_budget_bytes)} per GPU"
     return out
 
 

@@ -8,7 +8,10 @@
 - **SGLang** (``python/sglang/srt/server_args.py``, ``chunked_prefill_size`` by GPU memory):
   2048 under 35 GB, 8192 under 160 GB (H100, H200, A100), 16384 above (B200, MI300);
   ``max_running_requests`` from the pool (``model_runner``: ``min(max(pool_tokens /
-  context_len × 512, 2048), 4096)``).
+  context_len × 512, 2048), 4096)``). Under DP attention both are the group's, each rank
+  taking ``// dp_size`` (``_handle_data_parallelism``; the scheduler's
+  ``per_dp_max_running_requests``); vLLM's and TensorRT-LLM's hold per rank (TensorRT-LLM's
+  attention-DP queue admits ``tp_size × max_num_active_requests``).
 - **TensorRT-LLM** (``tensorrt_llm/builder.py`` ``BuildConfig``; ``trtllm-serve`` takes its
   defaults): ``max_batch_size`` 2048, ``max_num_tokens`` 8192; ``trtllm-serve`` leaves
   ``enable_chunked_prefill`` off, so a prompt is prefilled whole in one step.
@@ -44,9 +47,13 @@ class EngineLimits:
     chunk_name: str
     chunk_source: str
     chunked: bool  # a long prompt is split across steps (else prefilled whole)
+    # Under attention DP, max_seqs and chunk_tokens hold per rank (vLLM's and TensorRT-LLM's
+    # schedulers run one per rank) or for the whole group (SGLang divides them by dp_size).
+    per_rank: bool = True
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "per_dp_rank": self.per_rank,
             "max_seqs": self.max_seqs,
             "max_seqs_flag": self.max_seqs_name,
             "max_seqs_source": self.max_seqs_source,
@@ -115,8 +122,11 @@ def engine_limits(
             "sglang model_runner: min(max(pool tokens / context × 512, 2048), 4096)",
             chunk,
             "--chunked-prefill-size",
-            "sglang server_args.py: 2048 under 35 GB, 8192 under 160 GB, 16384 above",
+            "sglang server_args.py: 2048 under 35 GB, 8192 under 160 GB, 16384 above; under DP "
+            "attention each rank takes chunked_prefill_size // dp_size and "
+            "max_running_requests // dp_size",
             True,
+            per_rank=False,
         )
     if engine == "trtllm" and bench is not None:
         fit, prompt, output, pp = bench

@@ -16,6 +16,11 @@ same constants apply to every model and every GPU; nothing is fitted to one publ
   leave). SGLang and TensorRT-LLM overlap the CPU scheduler with the GPU (SGLang's
   ``disable_overlap_schedule`` is False by default; TRT-LLM's executor runs the scheduler in C++),
   so their per-step cost is lower than vLLM's.
+- Prefill attention: FlashAttention-3's forward pass on an H100 (head dim 128, B·S = 16K,
+  pytorch/benchmark commit ff65cb67, "Fix dimension order for FlashAttention-3"): 430, 517,
+  566, 590, 614 and 621 TFLOP/s at 512 to 16K tokens, of 989: 0.65 × L / (L + 250) within 2%
+  (``time/attention_cost.py``); attention stays at the bf16 rate (an fp8 cache's fp8
+  attention depends on the engine's version and backend, which a request does not say).
 - MoE: routing, sorting tokens by expert and the grouped GEMM's launch cost a fixed time per MoE
   layer (~45 µs in plain PyTorch: the H200 grouped-MoE rows fit 45 µs + bytes ÷ 2.97 TB/s at every
   batch from 1 to 256); engines' fused MoE kernels do the routing and sorting in one or two kernels.
@@ -44,6 +49,10 @@ class PerfProfile:
     overhead_per_step_us: float  # per step: scheduling, sampling, what CUDA graphs leave
     overhead_per_sequence_us: float  # CPU work per running sequence per step not overlapped
     source: str
+    # Prefill attention (FlashAttention-class kernels): the share of the bf16 peak a long
+    # sequence reaches, falling for short ones as L / (L + 250) (time/attention_cost.py); 0
+    # keeps attention_compute for prefill too.
+    attention_prefill: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,6 +75,7 @@ VLLM = PerfProfile(
     overhead_per_step_us=1200.0,
     overhead_per_sequence_us=12.0,
     source=_SHARES + "; per-step overhead of vLLM's Python scheduler and sampler",
+    attention_prefill=0.65,
 )
 
 SGLANG = PerfProfile(
@@ -80,6 +90,7 @@ SGLANG = PerfProfile(
     overhead_per_step_us=600.0,
     overhead_per_sequence_us=1.0,
     source=_SHARES + "; SGLang overlaps scheduling with the GPU, so less fixed cost per step",
+    attention_prefill=0.65,
 )
 
 TRTLLM = PerfProfile(
@@ -94,6 +105,7 @@ TRTLLM = PerfProfile(
     overhead_per_step_us=600.0,
     overhead_per_sequence_us=1.0,
     source=_SHARES + "; TensorRT-LLM's C++ executor and fused kernels",
+    attention_prefill=0.65,
 )
 
 PYTORCH = PerfProfile(

@@ -19,8 +19,9 @@ from ..model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
 from ..model.precision import shipped_weight_bytes
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
+from .engine_pool import engine_pool
 from .kv import CacheProfile, profile
-from .overhead import Overhead, vllm_overhead, vllm_reserve
+from .overhead import Overhead, trtllm_overhead, vllm_overhead
 
 AS_SHIPPED = "auto"  # weight_dtype: the precision the checkpoint ships (bf16 when it states none)
 FP4_SHIPPED = frozenset({"nvfp4", "mxfp4"})  # asking for fp4 on these sizes the shipped layout
@@ -160,18 +161,18 @@ class Replica:
             self.weights_per_gpu = -(-per_stage // self.pp)
         else:
             self.weights_per_gpu = -(-self.weights // shards)
-        self.usable = usable_bytes(gpu, req.gpu_util)
-        # The reserve: vLLM's activation peak and CUDA graphs, estimated (overhead.py), unless
-        # the request states one.
+        self.spec = spec
         self._estimate = (spec, gpu, tp)
-        self.reserve = (
-            vllm_reserve(spec, gpu, tp) if req.reserve_bytes is None else req.reserve_bytes
-        )
+        # The pool under the chosen engine's start-up rule (engine_pool.py): vLLM's unless
+        # SGLang or TensorRT-LLM is asked; its reserve is the engine's estimate unless given.
+        self.pool = engine_pool(spec, req, gpu, tp, self.weights_per_gpu)
+        self.usable, self.reserve = self.pool.usable, self.pool.reserve
         if req.kv_budget_bytes is not None:
+            self.usable = usable_bytes(gpu, req.gpu_util)
             self.budget = req.kv_budget_bytes
             self.fits_weights = self.weights_per_gpu + self.budget <= gpu.memory_bytes
         else:
-            self.budget = self.usable - self.weights_per_gpu - self.reserve
+            self.budget = self.pool.budget
             self.fits_weights = self.budget > 0
         rank_tp = 1 if self.dp_attention else tp
         whole = profile(spec, kv_dtype_bytes(req.kv_dtype), rank_tp)
@@ -181,7 +182,10 @@ class Replica:
 
     @property
     def overhead(self) -> Overhead:
-        """The reserve's estimate with its formulas (built when a result shows it)."""
+        """The reserve's estimate with its formulas (built when a result shows it): TensorRT-LLM's
+        when its rule sizes the pool, else vLLM's (SGLang's reserve is a share of the total)."""
+        if self.pool.engine == "trtllm":
+            return trtllm_overhead(*self._estimate)
         return vllm_overhead(*self._estimate)
 
     def sequences(self, context: int) -> int:
@@ -260,7 +264,7 @@ def weights_reason(rep: Replica, gpu: GPU, req: SizingRequest) -> str | None:
     if rep.weights_per_gpu > rep.usable:
         return (
             f"weights alone need {fmt_bytes(rep.weights_per_gpu)} per GPU but only "
-            f"{fmt_bytes(rep.usable)} is usable ({fmt_bytes(gpu.memory_bytes)} × {req.gpu_util})"
+            f"{fmt_bytes(rep.usable)} is usable ({rep.pool.usable_means})"
         )
     return (
         f"weights ({fmt_bytes(rep.weights_per_gpu)} per GPU) plus the "

@@ -34,13 +34,21 @@ from ..catalogue.gpus import GPU
 from ..deployment.request import SizingRequest
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
+from .engine_pool import TRTLLM_FRACTION, sglang_prefill_graph_sizes, sglang_static_fraction
 from .kv import CacheProfile
 from .overhead import VLLM_SOURCE, Overhead, trtllm_overhead, vllm_overhead
+
+__all__ = [
+    "ENGINE_RULES",
+    "Setup",
+    "engines_side_by_side",
+    "sglang_prefill_graph_sizes",
+    "sglang_static_fraction",
+]
 
 MIB = 1 << 20
 SGLANG_SOURCE = "sgl-project/sglang v0.5.23"
 TRTLLM_SOURCE = "NVIDIA/TensorRT-LLM"
-TRTLLM_FRACTION = 0.9
 VLLM_BLOCK = 64
 TRTLLM_BLOCK = 32
 
@@ -118,59 +126,6 @@ def vllm_memory(setup: Setup) -> dict[str, Any]:
             "margin of max(1 GiB, 0.75 × the activation peak)); the launch command sets it."
         ),
     }
-
-
-def sglang_static_fraction(gpu: GPU, tp: int, mla: bool) -> tuple[float, dict[str, Any]]:
-    """``mem_fraction_static`` as ``handle_gpu_memory_settings`` picks it for a text model on
-    one node (no speculative decoding, no DP attention, pp 1), with its inputs."""
-    gpu_mem = gpu.nvidia_smi_bytes / MIB  # get_nvgpu_memory_capacity: nvidia-smi, MiB
-    if gpu_mem < 20 * 1024:
-        chunked, max_bs = 2048, 8
-    elif gpu_mem < 35 * 1024:
-        chunked, max_bs = 4096, 48 if tp < 4 else 160
-    elif gpu_mem < 60 * 1024:
-        chunked, max_bs = 4096, 32 if tp < 4 else 160
-    elif gpu_mem < 160 * 1024:
-        chunked, max_bs = 8192, 256 if tp < 4 else 512
-    else:
-        chunked, max_bs = 16384, 512
-    activation = max(chunked, 2048) * 1.5
-    graphs = max_bs * 2.0
-    prefill_graphs = 0.0
-    if gpu.vendor == "NVIDIA":  # default_prefill_backend: breakable graphs on CUDA only
-        # reserve_for_graph_mb: MLA's prefill graphs take 1.5 GiB, others 8 MiB a size.
-        prefill_graphs = 1.5 * 1024 if mla else len(sglang_prefill_graph_sizes(chunked)) * 8.0
-    reserved = 512 + activation + tp / 8 * 1024 + graphs + prefill_graphs
-    if gpu_mem > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    fraction = round((gpu_mem - reserved) / gpu_mem, 3)
-    return fraction, {
-        "nvidia_smi_mib": gpu_mem,
-        "chunked_prefill_size": chunked,
-        "cuda_graph_max_bs": max_bs,
-        "reserved_mib": reserved,
-        "reserved_parts_mib": {
-            "floor": 512,
-            "activations (chunked_prefill_size × 1.5)": activation,
-            "parallel slack (tp / 8 × 1024)": tp / 8 * 1024,
-            "decode graphs (max_bs × 2)": graphs,
-            "prefill graphs": prefill_graphs,
-        },
-    }
-
-
-def sglang_prefill_graph_sizes(max_bs: int) -> list[int]:
-    """``generate_prefill_cuda_graph_batch_sizes`` (python/sglang/srt/arg_groups/
-    cuda_graph_hook.py): the token counts breakable prefill graphs capture."""
-    sizes = [
-        *range(4, 33, 4),
-        *range(48, 257, 16),
-        *range(288, 513, 32),
-        *range(576, 1025, 64),
-        *range(1280, 4097, 256),
-        *range(4608, max_bs + 1, 512),
-    ]
-    return [s for s in sizes if s <= max_bs]
 
 
 def sglang_memory(setup: Setup) -> dict[str, Any]:

@@ -245,6 +245,17 @@ def vllm_overhead(spec: ModelSpec, gpu: GPU, tp: int) -> Overhead:
     )
 
 
+def trtllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
+    """The total of ``trtllm_overhead`` without building its text."""
+    limit = spec.context_limit or TRTLLM_MAX_NUM_TOKENS
+    requests = -(-TRTLLM_MAX_NUM_TOKENS // max(1, min(TRTLLM_MAX_NUM_TOKENS, limit - 1)))
+    largest, boundary = working_set(spec, tp)
+    forward = TRTLLM_MAX_NUM_TOKENS * BF16 * largest
+    sampler = requests * spec.vocab_size * SAMPLER_BYTES_PER_LOGIT
+    sampler += requests * BF16 * spec.hidden_size
+    return max(forward, sampler) + max(TRTLLM_GRAPH_SIZES) * BF16 * boundary
+
+
 def trtllm_overhead(spec: ModelSpec, gpu: GPU, tp: int) -> Overhead:
     """TensorRT-LLM's profiling pass (dummy context requests filling max_num_tokens) and its
     decode-only CUDA graphs."""

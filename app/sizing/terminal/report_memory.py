@@ -16,7 +16,10 @@ def format_breakdown(r: SizingResult) -> str:
     if not b:
         return ""
     state = "overridden by the reserve given" if b["overridden"] else "the reserve"
-    lines = [f"Memory beyond weights and KV per GPU (estimate, vLLM's rule; {state})"]
+    whose = ENGINE_NAMES.get(b.get("engine", "vllm"), "vLLM")
+    if b.get("note"):
+        state = "SGLang reserves total × (1 − mem_fraction_static) instead"
+    lines = [f"Memory beyond weights and KV per GPU (estimate, {whose}'s rule; {state})"]
     for part in b["parts"]:
         label = part["name"].replace("_", " ")
         lines.append(f"  {label:<16} {fmt_bytes(part['bytes']):>10}  {part['filled']}")
@@ -28,8 +31,10 @@ def format_engines(r: SizingResult) -> str:
     if not r.engines:
         return ""
     context = r.inputs["context"]
+    applied = ENGINE_NAMES.get(r.memory_rule.get("engine", "vllm"), "vLLM")
     lines = [
-        "Each engine's KV pool (per GPU; tokens per replica; sessions across replicas)",
+        "Each engine's KV pool (per GPU; tokens per replica; sessions across replicas); "
+        f"the figures above use {applied}'s",
         f"  {'engine':<13} {'KV pool':>10} {'tokens':>12} {f'at {context:,}':>12}",
     ]
     notes = []

@@ -19,11 +19,20 @@ from __future__ import annotations
 from ..memory.kv import CacheProfile
 from ..model.spec import ModelSpec
 
+# Prefill attention reaches less of the peak on short sequences (fewer key tiles per query
+# tile to hide each tile's prologue): share = long-sequence share × L / (L + L_HALF), L the
+# tokens attended, fitted to FlashAttention-3's published H100 figures (perf_profiles.py).
+L_HALF = 250
+
 
 class AttentionCost:
-    def __init__(self, spec: ModelSpec, tp: int, rate: float) -> None:
+    def __init__(
+        self, spec: ModelSpec, tp: int, rate: float, prefill_peak: float | None = None
+    ) -> None:
         self.tp = tp
-        self.rate = rate  # FLOP/s the attention kernels reach on one GPU
+        self.rate = rate  # FLOP/s the attention kernels reach on one GPU (decode)
+        # FLOP/s a long prefill sequence reaches (None: ``rate`` at every length)
+        self.prefill_peak = prefill_peak
         self.decode_terms: list[tuple[float, int | None]] = []
         self.prefill_terms: list[tuple[float, int | None]] = []
         self.decompress = 0.0  # FLOPs to re-expand one cached MLA token in every layer
@@ -52,6 +61,12 @@ class AttentionCost:
         if tokens <= 0:
             return 0.0
         return tokens * sum(per * _span(context, w) for per, w in self.prefill_terms)
+
+    def prefill_rate(self, context: float) -> float:
+        """FLOP/s of prefill attention whose queries attend to ``context`` tokens on average."""
+        if self.prefill_peak is None:
+            return self.rate
+        return self.prefill_peak * max(1.0, context) / (max(1.0, context) + L_HALF)
 
     def decompress_flops(self, cached_per_token: float) -> float:
         """Per prompt token: re-expanding ``cached_per_token`` cached MLA tokens (all layers)."""

@@ -7,17 +7,20 @@ comes back as a ``reason`` in the object it concerns, with the figures null.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..catalogue.engines import ENGINE_NAMES, EngineLimits, engine_limits, with_overrides
 from ..catalogue.gpu_perf import missing_figures
 from ..catalogue.gpus import GPU
 from ..catalogue.perf_profiles import PerfProfile, get_profile
+from ..catalogue.trtllm_bench import bench_settings
 from ..deployment.layout import Layout
 from ..deployment.request import SizingRequest, engine_name
 from ..errors import SizingError
 from ..memory.capacity import Replica
 from ..memory.placement import resolve_layout
+from ..model.dtypes import kv_dtype_bytes
 from ..model.spec import ModelSpec
 from .pipeline import ReplicaModel
 from .serving import WorkloadEstimate, estimate_workload, links, speculation_of, step_model_for
@@ -26,7 +29,8 @@ from .workload import Workload
 
 WORKLOAD_NOTE = (
     "Estimates, not measurements. Decode is timed at the mean context, prompt + output/2; "
-    "prefill is interleaved in steps under the engine's token budget; uniform MoE routing; "
+    "prefill is interleaved in steps under the engine's token budget; MoE routing uniform "
+    "within a rank, the busiest expert-parallel rank by published routing statistics; "
     "closed-loop streams (each sends its next request when the last one finishes)."
 )
 
@@ -49,10 +53,28 @@ def limits_for(
     """The engine's limits for this request: its defaults (trtllm-bench's for an offline
     max-throughput run), then any ``max_batch`` / ``max_num_tokens`` the request sets."""
     pool = rep.budget // rep.profile.per_token * rep.ranks if rep.profile.per_token else 0
-    bench = None
-    if req.max_throughput and fit is not None and req.prompt_tokens and req.output_tokens:
-        bench = (fit, req.prompt_tokens, req.output_tokens, rep.pp)
-    limits = engine_limits(engine_name(req), gpu, max(0, pool), context, bench)
+    engine = engine_name(req)
+    limits = engine_limits(engine, gpu, max(0, pool), context)
+    if engine == "trtllm" and req.max_throughput and req.prompt_tokens and req.output_tokens:
+        # An offline run: trtllm-bench picks both limits from the dataset (catalogue/
+        # trtllm_bench.py); the running batch is still what the pool holds.
+        batch, tokens, why = bench_settings(
+            rep.spec,
+            gpu,
+            rep.tp,
+            rep.pp,
+            rep.plan.precision,
+            kv_dtype_bytes(req.kv_dtype),
+            req.prompt_tokens,
+            req.output_tokens,
+        )
+        limits = replace(
+            limits,
+            max_seqs=batch,
+            max_seqs_source=why,
+            chunk_tokens=tokens,
+            chunk_source=why + "; chunked prefill off, so at least prompt + batch",
+        )
     return with_overrides(limits, req.max_batch, req.max_num_tokens)
 
 

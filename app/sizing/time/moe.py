@@ -11,6 +11,18 @@
   (``get_default_config``) takes BLOCK_SIZE_M 16 while a batch has no more tokens than experts,
   64 beyond, and BLOCK_SIZE_N 64: a few tokens per expert, or an expert split so thin that its
   slice is narrower than a block, waste tensor-core work in proportion.
+- **Load imbalance across EP ranks.** Real routers are not uniform: sharded over ``ep`` GPUs,
+  the busiest rank's experts receive more tokens than the mean, and the step waits for it (its
+  grouped products and the tokens it receives). TensorRT-LLM's measurement of DeepSeek-R1
+  (``docs/source/blogs/tech_blog/blog4_Scaling_Expert_Parallelism_in_TensorRT-LLM.md``, Table 1:
+  EP 32, 8 experts per rank, local batch 256, no EPLB): per expert, mean 128 routed tokens with
+  standard deviation 164.1 (a coefficient of variation of 1.28); per rank, the hottest receives
+  1.564 times more than the mean on average over layers and iterations. A rank sums m = E/ep
+  experts, so its load varies as √((1.28² + 1/λ) / m) (λ: tokens per expert, the multinomial
+  draw's own noise), and the busiest of ep ranks sits z(ep) such deviations above the mean (z:
+  the expected maximum of ep normal draws, Blom's approximation); the heavy tail the table shows
+  beyond a normal maximum is one factor, 1.66, that reproduces its 1.564 at its own setting. No
+  EPLB is assumed (no engine enables it by default).
 - **All-to-all.** With attention data-parallel, each rank dispatches its own tokens to the ranks
   holding their experts and combines the results back (DeepEP): per MoE layer each rank sends
   its tokens × min(k, ep) × hidden once in fp8 (dispatch) and once in bf16 (combine), the
@@ -21,9 +33,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from statistics import NormalDist
 
 BLOCK_M_SMALL, BLOCK_M_LARGE, BLOCK_N = 16, 64, 64
 DISPATCH_BYTES, COMBINE_BYTES = 1, 2  # DeepEP sends fp8 tokens out and bf16 results back
+EXPERT_LOAD_CV = 164.1 / 128  # per-expert routed tokens, std / mean (TensorRT-LLM blog 4)
+HEAVY_TAIL = 1.66  # the busiest rank's excess beyond a normal maximum, at the blog's EP 32
+
+
+@lru_cache(maxsize=64)
+def expected_max(n: int) -> float:
+    """Expected largest of ``n`` standard normal draws (Blom's approximation)."""
+    if n <= 1:
+        return 0.0
+    return NormalDist().inv_cdf((n - 0.375) / (n + 0.25))
+
+
+def rank_imbalance(experts: int, top_k: int, ep: int, tokens: float) -> float:
+    """The busiest EP rank's routed tokens over the mean, for ``tokens`` in the step."""
+    if ep <= 1 or not experts or tokens <= 0:
+        return 1.0
+    per_rank = experts / ep
+    per_expert = tokens * top_k / experts
+    cv = math.sqrt((EXPERT_LOAD_CV**2 + 1 / max(per_expert, 1e-9)) / per_rank)
+    return 1 + HEAVY_TAIL * cv * expected_max(ep)
 
 
 def experts_touched(experts: int, top_k: int, tokens: float) -> float:
@@ -63,6 +97,10 @@ class MoeShape:
         width = self.slice_width
         cols = math.ceil(width / BLOCK_N) * BLOCK_N / width
         return rows * cols
+
+    def imbalance(self, tokens: float) -> float:
+        """The busiest rank's share of routed work over the mean (1 without EP)."""
+        return rank_imbalance(self.experts, self.top_k, self.ep, tokens)
 
     def all_to_all_bytes(self, tokens_per_rank: float) -> float:
         """Bytes one rank sends per MoE layer (dispatch + combine) under DP attention + EP."""

@@ -49,14 +49,16 @@ class ReplicaModel:
         prefill: float = 0.0,
         prefill_context: float = 0.0,
         decompressed: float = 0.0,
+        spread: float = 1.0,
     ) -> Step:
-        """One round for ``decode`` running sequences of this replica (and a prompt chunk)."""
+        """One round for ``decode`` running sequences of this replica (and prompt chunks, on
+        ``spread`` attention-DP ranks at once)."""
         m = self.micro_batches(decode, prefill)
         per_micro = decode / m
         queries = self.spec.queries_per_sequence if self.spec and decode > 0 else 1
         # Prompt tokens of the round spread over its micro-batches, one pass each.
         parts = self.model.step(
-            per_micro, context, prefill / m, prefill_context, decompressed, queries
+            per_micro, context, prefill / m, prefill_context, decompressed, queries, spread
         )
         seconds = parts.total
         if self.spec and decode > 0:

@@ -21,10 +21,11 @@ from ..catalogue.topology import scale_out
 from ..deployment.layout import Layout
 from ..memory.capacity import Replica
 from ..model.spec import ModelSpec
+from .admission import cap, lanes, run, running_streams
 from .pipeline import ReplicaModel
 from .speculative import Speculation
 from .step_model import Links, StepModel
-from .workload import SteadyState, Workload, solve
+from .workload import SteadyState, Workload
 
 # Small collectives across the network take a few times as long to start as over NVLink.
 SCALE_OUT_LATENCY_FACTOR = 2.0
@@ -128,22 +129,6 @@ def _ms(seconds: float) -> float:
     return round(seconds * 1e3, 3)
 
 
-def running_streams(
-    asked: int | None, fit: int, limits: EngineLimits, replicas: int
-) -> tuple[int, int, int, str | None]:
-    """(total asked, asked per replica, running per replica, what capped it)."""
-    cap = limits.max_seqs
-    if limits.chunked and limits.chunk_tokens:
-        cap = min(cap, limits.chunk_tokens)  # decode tokens must fit the step budget
-    top = min(fit, cap)
-    binding = "memory" if fit <= cap else limits.max_seqs_name
-    if asked is None:  # max_throughput
-        return top * replicas, top, top, binding
-    per_replica = -(-asked // replicas)
-    running = min(per_replica, top)
-    return asked, per_replica, running, None if running == per_replica else binding
-
-
 def estimate_workload(
     replica: ReplicaModel,
     load: Workload,
@@ -161,7 +146,10 @@ def estimate_workload(
     replicas = layout.replicas
     if request_rate is not None:
         return _open_loop(replica, load, limits, fit, layout, request_rate, gpu_hour_usd)
-    asked, per_replica, running, limited = running_streams(concurrency, fit, limits, replicas)
+    ranks = lanes(replica)
+    asked, per_replica, running, limited = running_streams(
+        concurrency, fit, limits, replicas, ranks
+    )
     state = _solve(replica, load, limits, running, per_replica)
     gpus = replicas * layout.gpus_per_replica
     est = WorkloadEstimate(
@@ -180,7 +168,7 @@ def estimate_workload(
             gpu_hour_usd, layout.gpus, est.output_tokens_per_s
         )
     if tpot_slo_ms is not None:
-        top = min(fit, running if concurrency is None else min(fit, _cap(limits)))
+        top = min(fit, running if concurrency is None else min(fit, cap(limits, ranks)))
         est.at_tpot_target = _at_target(
             replica, load, limits, top, replicas, tpot_slo_ms, gpu_hour_usd, layout.gpus, gpus
         )
@@ -190,7 +178,7 @@ def estimate_workload(
 def _solve(
     replica: ReplicaModel, load: Workload, limits: EngineLimits, running: int, asked: int
 ) -> SteadyState:
-    state = solve(replica, load, running, limits.chunk_tokens, limits.chunked)
+    state = run(replica, load, running, limits)
     if asked <= running:
         return state
     # The streams beyond those running wait in the queue: same throughput, longer latency.
@@ -198,13 +186,6 @@ def _solve(
     out_steps = max(0, load.output_tokens - 1)
     ttft = max(state.ttft, latency - out_steps * state.tpot)
     return replace(state, latency=latency, ttft=ttft)
-
-
-def _cap(limits: EngineLimits) -> int:
-    cap = limits.max_seqs
-    if limits.chunked and limits.chunk_tokens:
-        cap = min(cap, limits.chunk_tokens)
-    return cap
 
 
 def _bound(replica: ReplicaModel, state: SteadyState, limited: str | None, load: Workload) -> str:
@@ -246,7 +227,7 @@ def _at_target(
     """The most streams per replica whose TPOT meets the target, and what they serve."""
 
     def tpot_ms(n: int) -> float:
-        return solve(replica, load, n, limits.chunk_tokens, limits.chunked).tpot * 1e3
+        return run(replica, load, n, limits).tpot * 1e3
 
     out: dict[str, Any] = {"tpot_slo_ms": target_ms}
     if top < 1 or tpot_ms(1) > target_ms:
@@ -262,7 +243,7 @@ def _at_target(
             lo = mid
         else:
             hi = mid
-    state = solve(replica, load, lo, limits.chunk_tokens, limits.chunked)
+    state = run(replica, load, lo, limits)
     total = state.output_tokens_per_s * replicas
     out.update(
         concurrency=lo * replicas,
@@ -298,10 +279,10 @@ def _open_loop(
     (Little's law, N = rate × latency), found by bisection; past capacity, the most that run."""
     replicas = layout.replicas
     per_replica = rate / replicas
-    top = min(fit, _cap(limits))
+    top = min(fit, cap(limits, lanes(replica)))
 
     def state(n: int) -> SteadyState:
-        return solve(replica, load, n, limits.chunk_tokens, limits.chunked)
+        return run(replica, load, n, limits)
 
     limited = None
     if state(top).requests_per_s < per_replica:

@@ -127,9 +127,11 @@ class StepModel:
         active_routed = p.routed * p.experts_per_token / p.experts if p.experts else 0
         self.dense_flops_per_token = 2 * (p.active - lookup_only - active_routed) / tp
         self.routed_flops_per_token = 2 * active_routed / tp
-        # Under DP attention one prompt's chunk runs on one rank: its attention projections are
-        # not shared by the group (the other ranks wait for it at the next MoE layer).
-        self.dp_prefill_extra_flops = 2 * p.attention * (1 - 1 / tp) if self.dp else 0.0
+        # Under DP attention a prompt's chunk runs on one rank: its attention projections are not
+        # shared by the group (the others wait for it at the next MoE layer). Prompts spread
+        # over r ranks cost the busiest rank 2·attention·(1/r − 1/tp) FLOPs per token beyond
+        # the even split the dense FLOPs assume.
+        self.attention_flops_per_token = 2 * p.attention if self.dp else 0.0
         mlp_width = max(0, p.active - kept - p.attention) / (3 * spec.hidden_size * self.layers)
         h = spec.hidden_size
         # Each product's reduction length K sets how much of the rate it reaches (gemm_shapes):
@@ -161,8 +163,13 @@ class StepModel:
         self.bw_weights = (gpu.hbm_bandwidth_bytes_per_s or 0) * profile.weight_bandwidth
         self.bw_kv = (gpu.hbm_bandwidth_bytes_per_s or 0) * profile.kv_bandwidth
         self.c_linear = linear_tflops * 1e12 * profile.compute
+        attention_peak = (gpu.dense_bf16_tflops or 0.0) * 1e12
+        long_share = profile.attention_prefill or None
         self.att = AttentionCost(
-            spec, tp, (gpu.dense_bf16_tflops or 0.0) * 1e12 * profile.attention_compute
+            spec,
+            tp,
+            attention_peak * profile.attention_compute,
+            attention_peak * long_share if long_share else None,
         )
         moe_layers = self.moe.moe_layers if self.moe else 0
         self.kernels = kernels_per_pass(spec)
@@ -185,13 +192,14 @@ class StepModel:
     def linear_seconds(self, tokens: float, extra_flops: float = 0.0) -> float:
         """The products' time at the rate their shapes reach (FLOPs ÷ rate ÷ shape share)."""
         routed = self.routed_flops_per_token * tokens
-        if self.moe and routed:
-            routed *= self.moe.padding(tokens)
+        if self.moe and routed:  # padded to blocks, and the busiest EP rank sets the pace
+            routed *= self.moe.padding(tokens) * self.moe.imbalance(tokens)
         dense = self.dense_flops_per_token * tokens + extra_flops
         return (dense / self.dense_eff + routed / self.routed_eff) / self.c_linear
 
-    def communication(self, tokens: float) -> float:
-        """Collectives of one step for ``tokens`` tokens in the group."""
+    def communication(self, tokens: float, busiest: float | None = None) -> float:
+        """Collectives of one step for ``tokens`` tokens in the group (``busiest``: the most
+        tokens one rank holds under DP attention; an even share when not given)."""
         tp = self.tp
         if tp == 1:
             return 0.0
@@ -200,10 +208,12 @@ class StepModel:
         if not self.dp:  # two all-reduces per layer
             return 2 * self.layers * (ring + latency)
         # DP attention: dense layers gather + scatter (one all-reduce's bytes); MoE layers
-        # dispatch and combine all-to-all.
+        # dispatch and combine all-to-all, as long as the busiest rank's share takes.
         out = self.dense_layers * (ring + 2 * latency)
         if self.moe:
-            a2a = self.moe.all_to_all_bytes(tokens / tp) / self.links.group
+            rank_tokens = tokens / tp if busiest is None else busiest
+            a2a = self.moe.all_to_all_bytes(rank_tokens) * self.moe.imbalance(tokens)
+            a2a /= self.links.group
             moe_ring = a2a if self.moe.ep > 1 else ring
             out += self.moe.moe_layers * (moe_ring + 2 * latency)
         return out
@@ -218,30 +228,39 @@ class StepModel:
         prefill_context: float = 0.0,
         decompressed: float = 0.0,
         queries: int = 1,
+        prefill_ranks: float = 1.0,
     ) -> StepParts:
         """One step: ``decode`` sequences at ``context``, ``prefill`` prompt tokens attending to
         ``prefill_context`` tokens on average (``decompressed``: MLA prefix tokens per prompt
         token re-expanded for this chunk); ``queries`` tokens per decoding sequence when a
-        speculative step verifies drafts (each sequence's cache is still read once)."""
+        speculative step verifies drafts (each sequence's cache is still read once). Under DP
+        attention the prompt tokens are spread evenly over ``prefill_ranks`` ranks (1: one
+        prompt's chunk on one rank), each running every head: the busiest rank sets the step."""
         tokens = decode * queries + prefill
         w_bytes = self.weight_bytes_read(tokens)
         t_w = w_bytes / self.bw_weights
-        extra = prefill * (self.att.decompress_flops(decompressed) + self.dp_prefill_extra_flops)
+        # Attention on the busiest rank, relative to an even split over the group's tp.
+        r = max(1.0, min(float(self.tp), prefill_ranks)) if self.dp else float(self.tp)
+        ranks = self.tp / r
+        dp_extra = self.attention_flops_per_token * (1 / r - 1 / self.tp)
+        extra = prefill * (ranks * self.att.decompress_flops(decompressed) + dp_extra)
         lin_flops = self.linear_flops(tokens) + extra
         t_act = tokens * self.activation_bytes / self.bw_weights
         t_lc = self.linear_seconds(tokens, extra)
         kv_bytes = self.att.decode_bytes(self.cache, decode, context, self.dp)
         t_kv = kv_bytes / self.bw_kv
-        ranks = self.tp if self.dp else 1  # a prompt's attention on one rank under DP
-        att_flops = self.att.decode_flops(decode * queries, context) + ranks * (
-            self.att.prefill_flops(prefill, prefill_context)
-        )
-        t_ac = att_flops / self.att.rate
+        decode_att = self.att.decode_flops(decode * queries, context)
+        prefill_att = ranks * self.att.prefill_flops(prefill, prefill_context)
+        att_flops = decode_att + prefill_att
+        t_ac = decode_att / self.att.rate
+        if prefill_att:
+            t_ac += prefill_att / self.att.prefill_rate(prefill_context)
+        busiest = (decode * queries / self.tp + prefill / r) if self.dp else None
         return StepParts(
             weights=t_w,
             kv=t_kv,
             compute=max(0.0, t_lc - t_w) + max(0.0, t_ac - t_kv),
-            communication=self.communication(tokens),
+            communication=self.communication(tokens, busiest),
             overhead=self.overhead + t_act + self.per_sequence * (decode + (1 if prefill else 0)),
             linear=max(t_w, t_lc),
             attention=max(t_kv, t_ac),

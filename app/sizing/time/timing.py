@@ -39,7 +39,8 @@ TIME_KEYS = (
 
 NOTE = (
     "Estimates, not measurements: all B sequences at the full context (the slowest step of "
-    "their lives), no prefill in the step, uniform MoE routing, an empty queue for TTFT. The "
+    "their lives), no prefill in the step, MoE routing uniform within a rank (the busiest "
+    "expert-parallel rank by published routing statistics), an empty queue for TTFT. The "
     "workload object (prompt and output tokens) times a real mix."
 )
 

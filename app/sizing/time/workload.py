@@ -82,12 +82,17 @@ def solve(
     running: int,
     budget: int | None,
     chunked: bool,
+    lanes: int = 1,
 ) -> SteadyState:
     """The steady state of ``running`` closed-loop streams on one replica.
 
     For a given decode count D the step times are fixed; the request rate X then solves
     X × latency(X) = N by bisection (latency grows with X, as more prefill lands in the steps a
-    stream sees), capped at the prefill capacity. D is then X × (O − 1) × TPOT, iterated."""
+    stream sees), capped at the prefill capacity. D is then X × (O − 1) × TPOT, iterated.
+
+    ``lanes``: attention-DP ranks, each prefilling its own prompts under its own ``budget``
+    (the engines balance new requests across ranks): prompts in prefill at once, k = X × the
+    time each spends prefilling (Little's law, at most one per rank), share one step."""
     n = max(1, running)
     stages = replica.pp
     out_steps = max(0, load.output_tokens - 1) / replica.tokens_per_step
@@ -96,18 +101,19 @@ def solve(
     chunked = chunked or (budget is not None and new > budget)  # a prompt over the budget
     # First guess: each stream decodes for out_steps steps and prefills for about one.
     d = n * out_steps / (out_steps + 1) if out_steps else 0.0
+    k = 1.0  # prompts in prefill at once (one per DP rank at most), from the last rate
     for _ in range(ITERATIONS):
-        chunk, chunks, room = _chunking(new, d / stages, budget, chunked)
+        chunk, chunks, room = _chunking(new, d / stages / lanes, budget, chunked)
         decomp = (load.cached_prompt_tokens + chunk * (chunks - 1) / 2) / chunk
-        t_pf = replica.step(d, ctx, chunk, pctx, decomp).seconds
+        t_pf = replica.step(d, ctx, k * chunk, pctx, decomp, k).seconds
         t_d = replica.step(max(1.0, d), ctx).seconds if out_steps else 0.0
-        full = replica.step(d, ctx, room * stages, pctx, decomp).seconds
-        capacity = room * stages / full  # prompt tokens per second, steps full of prompts
+        full = replica.step(d, ctx, room * stages * lanes, pctx, decomp, lanes).seconds
+        capacity = room * stages * lanes / full  # prompt tokens/s, steps full of prompts
         # A prompt arriving mid-step waits for that step to end (half a step on average).
         prefill_time = chunks * t_pf + (0.5 * t_d if n > 1 else 0.0)
 
         def tpot_at(
-            rate: float, times: tuple[float, float, float] = (prefill_time, t_pf, t_d)
+            rate: float, times: tuple[float, float, float, float] = (prefill_time, t_pf, t_d, k)
         ) -> float:
             return _tpot(rate, n, *times)
 
@@ -126,13 +132,15 @@ def solve(
             rate = (lo + hi) / 2
         tpot = tpot_at(rate)
         d_new = min(float(n), rate * out_steps * tpot) if out_steps else 0.0
-        if abs(d_new - d) < 2e-3 * n:
+        k_new = max(1.0, min(float(lanes), rate * chunks * t_pf))
+        if abs(d_new - d) < 2e-3 * n and abs(k_new - k) < 0.01 * k:
             d = d_new
             break
         d = d_new if abs(d_new - d) < 0.2 * n else 0.5 * (d + d_new)
+        k = 0.5 * (k + k_new)
     latency = max(n / rate, prefill_time + out_steps * tpot)
     ttft = max(prefill_time, latency - out_steps * tpot)
-    busy = rate * chunks * max(0.0, t_pf - (t_d if d >= 1 else 0.0))
+    busy = rate * chunks / k * max(0.0, t_pf - (t_d if d >= 1 else 0.0))
     return SteadyState(
         running=n,
         decoding=d,
@@ -150,11 +158,13 @@ def solve(
     )
 
 
-def _tpot(rate: float, n: int, prefill_time: float, t_pf: float, t_d: float) -> float:
+def _tpot(
+    rate: float, n: int, prefill_time: float, t_pf: float, t_d: float, k: float = 1.0
+) -> float:
     """The mean step a decoding stream sees when the other streams' prompts arrive at ``rate``
-    per second: steps carrying a prompt chunk for the share of time prefill runs, else
-    decode-only steps (counted per step, as TPOT is)."""
-    others = min(1.0, rate * prefill_time * (n - 1) / n)
+    per second: steps carrying prompt chunks (``k`` at once) for the share of time prefill
+    runs, else decode-only steps (counted per step, as TPOT is)."""
+    others = min(1.0, rate * prefill_time * (n - 1) / n / k)
     if not (others and t_pf and t_d):
         return t_d
     steps_with = others / t_pf

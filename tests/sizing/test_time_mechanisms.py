@@ -1,0 +1,126 @@
+"""The time model's general mechanisms, each against the figure or the engine code it comes from:
+expert load imbalance across EP ranks, attention DP as the engines schedule it, trtllm-bench's
+own limits, and prefill attention's share by sequence length."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.sizing import SizingRequest, get_gpu, load_preset, size
+from app.sizing.catalogue.engines import engine_limits
+from app.sizing.catalogue.perf_profiles import PYTORCH, VLLM
+from app.sizing.catalogue.trtllm_bench import (
+    DEFAULT_MAX_BATCH_SIZE,
+    DEFAULT_MAX_NUM_TOKENS,
+    bench_settings,
+    finetune_setting,
+)
+from app.sizing.memory.capacity import Replica
+from app.sizing.memory.placement import resolve_layout
+from app.sizing.time.admission import cap, lane_budget
+from app.sizing.time.attention_cost import L_HALF
+from app.sizing.time.estimates import replica_model
+from app.sizing.time.moe import rank_imbalance
+from app.sizing.time.workload import Workload, solve
+
+
+@pytest.fixture(scope="module")
+def deepseek():
+    return load_preset("deepseek-v3")
+
+
+def test_rank_imbalance_reproduces_the_published_statistic():
+    # TensorRT-LLM blog 4, Table 1: DeepSeek-R1, EP 32 (8 experts per rank), local batch 256:
+    # the hottest rank receives 1.564 times more routed tokens than the mean.
+    assert rank_imbalance(256, 8, 32, 32 * 256) == pytest.approx(2.564, abs=0.01)
+    assert rank_imbalance(256, 8, 1, 8192) == 1.0  # experts split across the group: no hot rank
+    by_ep = [rank_imbalance(256, 8, ep, 8192) for ep in (2, 4, 8, 16, 32)]
+    assert by_ep == sorted(by_ep) and by_ep[0] > 1.0
+    # A few tokens per expert add the multinomial draw's own spread.
+    assert rank_imbalance(256, 8, 8, 16) > rank_imbalance(256, 8, 8, 8192)
+
+
+def test_trtllm_bench_picks_its_limits_as_its_code_does(deepseek):
+    # calc_engine_setting reads DeepSeek's config as 128 KV heads of 56 (hidden / heads): in fp8
+    # 2 x 61 x 128 x 56 B per token, so ~274 requests of 2,048 tokens on 8 H200s, rounded up.
+    batch, tokens, why = bench_settings(deepseek, get_gpu("H200"), 8, 1, "fp8", 1, 1024, 1024)
+    assert (batch, tokens) == (384, 2048) and "calc_engine_setting" in why
+    batch, tokens, _ = bench_settings(deepseek, get_gpu("B200"), 4, 1, "fp4", 1, 8192, 1024)
+    assert (batch, tokens) == (96, 8192 + 96)  # chunked prefill off: prompt + batch tokens
+    batch, tokens, why = bench_settings(deepseek, get_gpu("B200"), 2, 1, "mxfp4", 1, 1000, 1000)
+    assert (batch, tokens) == (DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_NUM_TOKENS)
+    assert "BuildConfig" in why
+    assert finetune_setting(5000, 1000, 1000, 1) == (4096, 8192)  # batch capped at 4,096
+    assert finetune_setting(100, 128, 128, 1) == (128, 2048)
+
+
+def test_an_offline_trtllm_run_uses_trtllm_benchs_limits(deepseek):
+    req = SizingRequest(
+        gpu="H200",
+        gpus=8,
+        tp=8,
+        dp_attention=True,
+        weight_dtype="fp8",
+        kv_dtype="fp8",
+        context=2048,
+        prompt_tokens=1024,
+        output_tokens=1024,
+        engine="trtllm",
+        max_throughput=True,
+    )
+    w = size(deepseek, req).workload
+    assert w["engine_limits"]["max_seqs"] == 384 and w["engine_limits"]["per_dp_rank"]
+    assert w["running_per_replica"] == 384 * 8  # per rank under attention DP
+    assert w["limited_by"] == "--max_batch_size"
+
+
+def test_limits_per_dp_rank_or_for_the_group():
+    gpu = get_gpu("H200")
+    vllm = engine_limits("vllm", gpu, 10**7, 4096)
+    sglang = engine_limits("sglang", gpu, 10**7, 4096)
+    assert vllm.per_rank and not sglang.per_rank
+    assert cap(vllm, 8) == 8 * cap(vllm, 1)
+    assert cap(sglang, 8) == cap(sglang, 1)
+    assert lane_budget(vllm, 8) == vllm.chunk_tokens
+    assert lane_budget(sglang, 8) == sglang.chunk_tokens // 8  # chunked_prefill_size // dp
+
+
+def _replica(spec, **over):
+    req = SizingRequest(
+        gpu="H200",
+        gpus=8,
+        tp=8,
+        dp_attention=True,
+        weight_dtype="fp8",
+        kv_dtype="fp8",
+        context=4096,
+        engine="trtllm",
+        **over,
+    )
+    gpu, layout, _ = resolve_layout(spec, req)
+    rep = Replica(spec, req, gpu, layout.tp, layout)
+    replica, _, reason = replica_model(spec, req, gpu, layout, rep)
+    assert reason is None
+    return replica
+
+
+def test_dp_ranks_prefill_their_own_prompts_at_once(deepseek):
+    replica = _replica(deepseek)
+    load = Workload(2048, 256)
+    one_lane = solve(replica, load, 1024, 4096, False)
+    eight = solve(replica, load, 1024, 4096, False, lanes=8)
+    # Prompts spread over eight ranks: more prompt tokens per second, so more requests served.
+    assert eight.requests_per_s > one_lane.requests_per_s
+    # One prompt alone still runs on one rank: every head of it there.
+    lone = replica.step(0, 0, 2048, 1024, 0.0, 1).seconds
+    spread = replica.step(0, 0, 2048, 1024, 0.0, 8).seconds
+    assert lone > spread
+
+
+def test_prefill_attention_share_follows_flashattention_3():
+    # pytorch/benchmark ff65cb67: FA3 forward on an H100, 430 TFLOP/s at 512 and 621 at 16K of 989.
+    share = lambda n: VLLM.attention_prefill * n / (n + L_HALF)  # noqa: E731
+    assert share(512) * 989 == pytest.approx(430, rel=0.03)
+    assert share(1024) * 989 == pytest.approx(517, rel=0.03)
+    assert share(16384) * 989 == pytest.approx(621, rel=0.03)
+    assert PYTORCH.attention_prefill == 0.0  # the measured H200 fit keeps its flat share
