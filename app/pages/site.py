@@ -86,7 +86,7 @@ def install(app: FastAPI) -> None:
     from app.discussion.context import notification_context
     from app.discussion.subjects import post_link
     from app.practice import export as _practice_export  # noqa: F401  (registers the export)
-    from app.practice import me_routes
+    from app.practice import follow_up_routes, me_routes
     from app.practice import routes as practice_routes
     from app.search import routes as search_routes
 
@@ -116,6 +116,7 @@ def install(app: FastAPI) -> None:
         moderation_routes.router,
         notify.router,
         practice_routes.router,
+        follow_up_routes.router,
         me_routes.router,
         search_routes.router,
         content_api.router,
