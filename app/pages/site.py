@@ -85,6 +85,7 @@ def install(app: FastAPI) -> None:
     from app.discussion import routes as discussion_routes
     from app.discussion.context import notification_context
     from app.discussion.subjects import post_link
+    from app.mocks import interviewer_routes
     from app.mocks import routes as mock_routes
     from app.mocks import visitor_routes as visitor_mock_routes
     from app.practice import export as _practice_export  # noqa: F401  (registers the export)
@@ -121,6 +122,7 @@ def install(app: FastAPI) -> None:
         follow_up_routes.router,
         me_routes.router,
         visitor_mock_routes.router,
+        interviewer_routes.router,
         mock_routes.router,
         search_routes.router,
         content_api.router,
