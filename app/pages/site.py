@@ -88,6 +88,7 @@ def install(app: FastAPI) -> None:
     from app.mocks import interviewer_routes
     from app.mocks import routes as mock_routes
     from app.mocks import visitor_routes as visitor_mock_routes
+    from app.plans import routes as plan_routes
     from app.practice import export as _practice_export  # noqa: F401  (registers the export)
     from app.practice import follow_up_routes, me_routes
     from app.practice import routes as practice_routes
@@ -123,6 +124,7 @@ def install(app: FastAPI) -> None:
         me_routes.router,
         visitor_mock_routes.router,
         interviewer_routes.router,
+        plan_routes.router,
         mock_routes.router,
         search_routes.router,
         content_api.router,
