@@ -14,6 +14,7 @@ from app.pages import (
     calculator,
     calculator_accuracy,
     content_pages,
+    drill_sessions,
     drills,
     exercises,
     question_page,
@@ -135,6 +136,7 @@ def install(app: FastAPI) -> None:
         drills_api.router,
         calculator_accuracy.router,
         calculator.router,
+        drill_sessions.router,
         drills.router,
         exercises.router,
     )
