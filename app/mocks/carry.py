@@ -91,7 +91,7 @@ def adopt(
         except PracticeError:
             continue
         if key in late:
-            run.late[context] = late[key]
+            run.late[key] = late[key]
     store.write_run(mock, run, now)
     if run.ended(now):
         service.end(db, user, content, mock, now)

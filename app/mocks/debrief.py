@@ -20,6 +20,7 @@ from app.mocks import service, store
 from app.mocks.focus import LEVELS
 from app.mocks.run import MockRun
 from app.mocks.service import MockError
+from app.mocks.view import text_key
 from app.practice.service import BAND_TO_RATING, record_active_day, schedule
 
 WEAKEST = 5
@@ -56,7 +57,7 @@ def score_question(
     if any(b not in FOLLOW_UP_BANDS for b in follow_up_bands.values()):
         raise MockError("Say how each follow-up went: missed it, partly, or got it.")
     attempts = service.attempts_of(db, user, mock)
-    main = _attempt(db, user, question, attempts, mock_context(mock.id), now)
+    main = _attempt(db, user, question, attempts, mock_context(mock.id), text_key(index), now)
     claimed = db.execute(
         update(Attempt)
         .where(Attempt.id == main.id, Attempt.scored_at.is_(None))
@@ -74,7 +75,8 @@ def score_question(
     for k, value in sorted(follow_up_bands.items()):
         if not 1 <= k <= run.follow_up_counts[index]:
             continue
-        attempt = _attempt(db, user, question, attempts, mock_context(mock.id, k), now)
+        key = text_key(index, k)
+        attempt = _attempt(db, user, question, attempts, mock_context(mock.id, k), key, now)
         attempt.band = value
         attempt.scored_at = now
         attempt.revealed_at = attempt.revealed_at or now
@@ -94,11 +96,12 @@ def _attempt(
     question: Question,
     attempts: dict[str, Attempt],
     context: str,
+    key: str,
     now: datetime,
 ) -> Attempt:
     """The mock's attempt in `context`, or an empty one (nothing was written: "no answer" is
     scored like any other)."""
-    existing = attempts.get(context)
+    existing = attempts.get(key)
     if existing is not None:
         return existing
     attempt = Attempt(
@@ -114,7 +117,7 @@ def _attempt(
     )
     db.add(attempt)
     db.flush()
-    attempts[context] = attempt
+    attempts[key] = attempt
     return attempt
 
 
@@ -206,14 +209,14 @@ class Scorecard:
 def scorecard(
     content: ContentStore, mock_id: int, run: MockRun, attempts: dict[str, Attempt]
 ) -> Scorecard:
+    """`attempts`: by text key (service.attempts_of); a visitor's run has none."""
     target = LEVELS[run.level].band
     rows = []
     weakest: list[WeakItem] = []
     for index, (slug, question) in enumerate(
         zip(run.slugs, service.questions_of(content, run.slugs), strict=True)
     ):
-        context = mock_context(mock_id)
-        attempt = attempts.get(context)
+        attempt = attempts.get(text_key(index))
         row = Row(
             index=index,
             slug=slug,
@@ -221,10 +224,10 @@ def scorecard(
             attempt=attempt,
             target=target,
             seconds=run.seconds_used(index),
-            late=context in run.late,
+            late=text_key(index) in run.late,
         )
         for k in range(1, run.follow_up_counts[index] + 1):
-            key = mock_context(mock_id, k)
+            key = text_key(index, k)
             row.follow_ups.append(FollowUpResult(k, attempts.get(key), key in run.late))
         rows.append(row)
         if question is not None and attempt is not None and attempt.scored_at is not None:

@@ -18,7 +18,6 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import CurrentUser, CurrentViewer
-from app.db.models.practice import mock_context
 from app.db.session import DbSession
 from app.mocks import debrief, service, store, visitor
 from app.mocks.focus import FOCUSES, LENGTHS, LEVELS
@@ -122,17 +121,7 @@ def start(
 def member_texts(db, user, mock, run) -> tuple[dict[str, str], set[str]]:  # type: ignore[no-untyped-def]
     """The member's texts by text key, and the keys saved late."""
     attempts = service.attempts_of(db, user, mock)
-    texts: dict[str, str] = {}
-    late: set[str] = set()
-    for index in range(run.count):
-        for k in [None, *range(1, run.follow_up_counts[index] + 1)]:
-            context = mock_context(mock.id, k)
-            attempt = attempts.get(context)
-            if attempt is not None:
-                texts[text_key(index, k)] = attempt.body
-            if context in run.late:
-                late.add(text_key(index, k))
-    return texts, late
+    return {key: attempt.body for key, attempt in attempts.items()}, set(run.late)
 
 
 @router.get("/mock/latest")
@@ -178,14 +167,22 @@ def warmup(
     mock_id: RowId,
     db: DbSession,
     content: Content,
+    templates: Templates,
     user: CurrentUser,
     answer: Text = "",
 ) -> Response:
+    now = clock(request)
     try:
         mock = service.owned(db, user, mock_id, lock=True)
-        service.answer_warmup(db, user, content, mock, answer, clock(request))
+        service.answer_warmup(db, user, content, mock, answer, now)
     except MockError as error:
-        return _failed(request, error)
+        if error.status != 422:
+            return _failed(request, error)
+        run = store.run_of(mock, content)  # an unreadable answer: the page again, saying why
+        view = RunView(run, questions(content, run.slugs), {}, now, member_zone(user), set())
+        values = {"mock": mock, "view": view, "base": f"/mock/{mock.id}", "member": True}
+        values["error"] = f"Could not read that answer: {error.message}"
+        return templates.page(request, "mocks/run.html", values, status_code=422, headers=PRIVATE)
     return RedirectResponse(f"/mock/{mock_id}#question", 303)
 
 

@@ -26,6 +26,7 @@ from app.mocks import store
 from app.mocks.draw import draw_questions
 from app.mocks.focus import LENGTHS, check_choice
 from app.mocks.run import MockRun
+from app.mocks.view import text_key
 from app.practice import drill_progress, service
 from app.practice.service import PracticeError
 
@@ -150,7 +151,7 @@ def answer_warmup(
 
 
 def _save_text(
-    db: Session, user: User, mock: Mock, run: MockRun, slug: str, context: str, body: str, now
+    db: Session, user: User, run: MockRun, slug: str, context: str, key: str, body: str, now
 ) -> None:
     existing = service.open_draft(db, user, (slug,), context)
     if existing is None and not body.strip():
@@ -162,7 +163,7 @@ def _save_text(
     except PracticeError as error:
         raise MockError(error.message, status=error.status) from None
     if run.late_at(now):
-        run.mark_late(context, now)
+        run.mark_late(key, now)
 
 
 def step(
@@ -187,10 +188,11 @@ def step(
         )
     slug = run.slugs[index]
     if index <= (run.current if run.current is not None else run.count - 1):
-        _save_text(db, user, mock, run, slug, mock_context(mock.id), body, now)
+        _save_text(db, user, run, slug, mock_context(mock.id), text_key(index), body, now)
         for k, text in sorted(follow_ups.items()):
             if 1 <= k <= run.follow_up_counts[index]:
-                _save_text(db, user, mock, run, slug, mock_context(mock.id, k), text, now)
+                context = mock_context(mock.id, k)
+                _save_text(db, user, run, slug, context, text_key(index, k), text, now)
     run.act(action, index, now)
     if run.ended_at is not None:
         _reveal(db, user, content, mock, run, now)
@@ -227,11 +229,20 @@ def _reveal(db: Session, user: User, content: ContentStore, mock: Mock, run: Moc
 
 
 def attempts_of(db: Session, user: User, mock: Mock) -> dict[str, Attempt]:
-    """The mock's attempts by context (the latest per context)."""
+    """The mock's attempts by text key (`t<i>`, `t<i>f<k>`: question i of the mock, its k-th
+    follow-up), the latest for each."""
     rows = db.scalars(
         select(Attempt).where(Attempt.user_id == user.id, of_mock(mock)).order_by(Attempt.id)
     )
-    return {row.context: row for row in rows}
+    slugs = list(mock.question_slugs)
+    out: dict[str, Attempt] = {}
+    for row in rows:
+        if row.question_slug not in slugs:
+            continue
+        suffix = row.context.removeprefix(mock_context(mock.id))
+        follow_up = int(suffix[2:]) if suffix.startswith(":f") and suffix[2:].isdigit() else None
+        out[text_key(slugs.index(row.question_slug), follow_up)] = row
+    return out
 
 
 def of_mock(mock: Mock):  # type: ignore[no-untyped-def]

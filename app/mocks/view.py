@@ -125,7 +125,7 @@ class RunView:
         from app.drills import SKILLS
 
         skill = SKILLS.get(self.run.warmup_skill)
-        return f"a napkin drill, {skill.title.lower()}" if skill else "a napkin drill"
+        return f"a napkin drill ({skill.title})" if skill else "a napkin drill"
 
     def given(self) -> list[Given]:
         """The current question's follow-ups given so far, with what was written."""
