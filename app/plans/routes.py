@@ -100,6 +100,7 @@ def start_plan(
         values = {
             "state": None,
             "history": service.history(db, user),
+            "today": service.local_date(user, clock(request)),
             **_form_values(content, error.message, form),
         }
         return templates.page(request, "plans/plan.html", values, status_code=422, headers=PRIVATE)
