@@ -110,7 +110,7 @@ class RunView:
         current = self.run.step
         for position, (what, start, end) in enumerate(self.run.agenda()):
             if what == "warm-up":
-                title = f"Warm-up: {self.warmup_title} ({WARMUP_MINUTES} min)"
+                title = f"Warm-up, {WARMUP_MINUTES} min: {self.warmup_title}"
             else:
                 question = self.questions[position - 1]
                 title = question.title if question else "(a question since removed)"
@@ -125,7 +125,7 @@ class RunView:
         from app.drills import SKILLS
 
         skill = SKILLS.get(self.run.warmup_skill)
-        return f"a napkin drill ({skill.title})" if skill else "a napkin drill"
+        return f"a napkin drill, {skill.title}" if skill else "a napkin drill"
 
     def given(self) -> list[Given]:
         """The current question's follow-ups given so far, with what was written."""
