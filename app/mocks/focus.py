@@ -88,11 +88,6 @@ LENGTHS: dict[int, int] = {30: 2, 45: 3, 60: 4}
 WARMUP_MINUTES = 3
 
 
-def question_minutes(minutes: int) -> float:
-    """Each question's share of the mock after the warm-up."""
-    return (minutes - WARMUP_MINUTES) / LENGTHS[minutes]
-
-
 class ChoiceError(ValueError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
