@@ -23,6 +23,7 @@ from app.content.loader import load_content
 from app.content.render_cache import RenderCache, code_version
 from app.content.schema import LEVEL_LABELS
 from app.content.store import ContentStore
+from app.db.base import utcnow
 from app.db.session import Database
 from app.db.write_gate import WriteGate, write_gate_middleware
 from app.discussion.versions import version_map
@@ -124,6 +125,8 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     )
     app.state.write_gate = WriteGate(database, enabled=settings.is_sqlite)
     app.state.page_cache = PageCache()
+    # What "now" is for mocks, plans and drill sessions: a test may hold it (app/web/deps.py).
+    app.state.clock = utcnow
     app.state.sizing_memo = SizingMemo()
     app.state.short_lived = ShortLived()
     app.state.session_cache = SessionCache(database.invalidations)

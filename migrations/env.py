@@ -51,6 +51,10 @@ def run_migrations_online() -> None:
                 change_triggers.install(connection)
             if sqlite:
                 _check_foreign_keys(connection)
+        if connection.in_transaction():
+            # SQLite's DDL is not transactional, so Alembic commits each migration itself and
+            # leaves what ran after them (the triggers above) in a transaction of their own.
+            connection.commit()
         if sqlite:
             _foreign_keys(connection, on=True)
     engine.dispose()

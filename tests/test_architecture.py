@@ -21,7 +21,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("db", ("app/db/",)),
     ("plumbing", ("app/web/", "app/ratelimit.py")),
     ("features", ("app/accounts/", "app/discussion/", "app/practice/", "app/search/",
-                  "app/shared_configs/", "app/mail.py", "app/outbox.py", "app/mail_worker.py")),
+                  "app/shared_configs/", "app/mocks/", "app/plans/", "app/mail.py", "app/outbox.py",
+                  "app/mail_worker.py")),
     ("pages and api", ("app/pages/", "app/api/")),
     ("main and cli", ("app/main.py", "app/cli.py", "app/deploy_check.py")),
 ]  # fmt: skip

@@ -18,6 +18,7 @@ from app.accounts.devices import DEVICE_LIFETIME, device_cookie, is_known_device
 from app.accounts.service import EmailTaken, FormError
 from app.db.session import DbSession
 from app.discussion import answers
+from app.mocks import carry as mock_carry
 from app.outbox import enqueue_mail
 from app.practice import carry
 from app.ratelimit import Limit, RateLimiter, Verdict
@@ -146,6 +147,7 @@ def signup(
     next: OptionalText = "/",
     time_zone: OptionalText = "",  # the browser's, filled by the page's script (zones.py)
     draft: OptionalText = "",  # a visitor's attempt, carried into the account (carry.py)
+    mock_texts: OptionalText = "",  # a visitor's mock's texts (app/mocks/carry.py)
 ) -> Response:
     next_path = safe_next(next)
     verdict = check(request, db, limits.SIGNUP_PER_IP, client_key(request))
@@ -169,6 +171,7 @@ def signup(
     response = RedirectResponse(next_path, 303)
     sign_in(request, response, db, user, next_path)
     carry.adopt(db, request.app.state.content.store, user, next_path, draft)
+    mock_carry.adopt(request, response, db, request.app.state.content.store, user, mock_texts)
     send_verification(request, db, user)
     return response
 
@@ -205,6 +208,7 @@ def login(
     password: OptionalText = "",
     next: OptionalText = "/",
     draft: OptionalText = "",  # a visitor's attempt, carried into the account (carry.py)
+    mock_texts: OptionalText = "",  # a visitor's mock's texts (app/mocks/carry.py)
 ) -> Response:
     next_path = safe_next(next)
     account = account_subject(email)
@@ -254,6 +258,7 @@ def login(
     response = RedirectResponse(next_path, 303)
     sign_in(request, response, db, user, next_path)
     carry.adopt(db, request.app.state.content.store, user, next_path, draft)
+    mock_carry.adopt(request, response, db, request.app.state.content.store, user, mock_texts)
     return response
 
 

@@ -39,6 +39,12 @@ WATCHED: dict[str, tuple[str, tuple[str, ...]]] = {
     "exercise_submissions": MEMBER,
     "exercise_drafts": MEMBER,
     "exercise_review_cards": MEMBER,
+    # Mocks, study plans and their tasks, cards read, drill sessions (issue 28).
+    "mocks": MEMBER,
+    "study_plans": MEMBER,
+    "plan_tasks": MEMBER,
+    "card_reads": MEMBER,
+    "drill_sessions": MEMBER,
     "thread_stats": ("t:", ("subject_type", "subject_slug")),
 }
 
@@ -133,14 +139,18 @@ def _sqlite_statements(table: str, prefix: str, columns: tuple[str, ...]) -> lis
 
 
 def install(connection: Connection) -> None:
-    """Create or replace every trigger (the change table must exist: migration 0019)."""
+    """Create or replace every trigger (the change table must exist: migration 0019). A table
+    a later migration creates is skipped until then (0019 runs before it exists); the upgrade
+    that creates it installs its triggers at its end (migrations/env.py)."""
+    existing = set(inspect(connection).get_table_names())
+    watched = {table: spec for table, spec in WATCHED.items() if table in existing}
     if connection.dialect.name == "postgresql":
         statements = [_PG_KEY_FUNCTION, _PG_FUNCTION]
-        for table, (prefix, columns) in WATCHED.items():
+        for table, (prefix, columns) in watched.items():
             statements += _pg_statements(table, prefix, columns)
     else:
         statements = []
-        for table, (prefix, columns) in WATCHED.items():
+        for table, (prefix, columns) in watched.items():
             statements += _sqlite_statements(table, prefix, columns)
     for statement in statements:
         connection.execute(text(statement))

@@ -14,11 +14,14 @@ from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
 from app.discussion.versions import thread_version
 from app.drills import SKILLS
+from app.mocks import dashboard as mock_dashboard
 from app.pages.showcase import showcase
+from app.plans import dashboard as plan_dashboard
+from app.plans import service as plan_service
 from app.practice import dashboard
 from app.search import browse
 from app.web.caching import conditional_async
-from app.web.deps import Content, Templates
+from app.web.deps import Content, Templates, clock
 from app.web.templating import is_htmx
 
 router = APIRouter(include_in_schema=False)
@@ -79,10 +82,18 @@ async def home(
             # A member's home is their dashboard (the list fragment is the same either way).
             name = "dashboard.html"
             values["dashboard"] = dashboard.build(db, viewer.user, content, statuses)
+            values["last_mock"] = mock_dashboard.last_mock(db, viewer.user, content, now)
+            values["plan_today"] = plan_dashboard.today(db, viewer.user, content, now)
         return templates.page(request, name, values, fragment="partials/question_list.html")
 
+    now = clock(request)
+    extra: tuple[object, ...] = ()
+    if viewer.user is not None and not is_htmx(request):
+        # A mock's deadline and a plan's day move without a write.
+        extra = await run_in_threadpool(mock_dashboard.cache_key, db, viewer.user, now)
+        extra += (plan_dashboard.cache_key(viewer.user, now),)
     return await conditional_async(
-        request, [content.fingerprint, browse.statuses_version(statuses)], render
+        request, [content.fingerprint, browse.statuses_version(statuses), extra], render
     )
 
 
@@ -112,6 +123,11 @@ async def concept_page(
             "composer": {},
             "errors": {},
             "report_reasons": REPORT_REASONS,
+            "card_read": (
+                plan_service.card_read_at(db, viewer.user, slug)
+                if viewer.user is not None
+                else None
+            ),
         }
         return templates.page(request, "concept.html", values)
 

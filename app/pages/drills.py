@@ -32,7 +32,7 @@ from app.drills import (
     mixed_pick,
 )
 from app.drills.common import CONFIG_FIELDS
-from app.practice import drill_progress
+from app.practice import drill_progress, drill_sessions
 from app.web.deps import Content, Templates
 
 router = APIRouter(include_in_schema=False)
@@ -60,9 +60,16 @@ def _drill(skill: str, seed: int) -> Drill:
 @router.get("/drills")
 def index(request: Request, db: DbSession, viewer: CurrentViewer, templates: Templates) -> Response:
     stats = {}
+    recent = []
     if viewer.user is not None:
         stats = {s.skill: s for s in drill_progress.skill_stats(db, viewer.user, list(SKILLS))}
-    values = {"skills": list(SKILLS.values()), "stats": stats}
+        recent = drill_sessions.recent(db, viewer.user)
+    values = {
+        "skills": list(SKILLS.values()),
+        "stats": stats,
+        "sessions": recent,
+        "session_score": drill_sessions.score,
+    }
     return templates.page(request, "drills/index.html", values)
 
 

@@ -25,7 +25,7 @@ from app.discussion.service import REPORT_REASONS
 from app.discussion.threads import build_thread, resolve_subject
 from app.discussion.versions import thread_version
 from app.numbers import OutOfRange, parse_int
-from app.practice import progress
+from app.practice import follow_ups, progress
 from app.practice.panel import build_panel
 from app.practice.service import ATTEMPT_MAX
 from app.practice.view import HintsBox, PracticeView, member_view, visitor_view
@@ -120,6 +120,7 @@ def _render(
         "errors": {},
         "report_reasons": REPORT_REASONS,
         "structured_data": structured_data(request, question, answer_visible=view.answer_visible),
+        "follow_up_changes": follow_ups.knob_changes,
     }
     response = templates.page(request, "question.html", values, status_code=status_code)
     if viewer.user is None:

@@ -14,6 +14,7 @@ from app.pages import (
     calculator,
     calculator_accuracy,
     content_pages,
+    drill_sessions,
     drills,
     exercises,
     question_page,
@@ -85,8 +86,12 @@ def install(app: FastAPI) -> None:
     from app.discussion import routes as discussion_routes
     from app.discussion.context import notification_context
     from app.discussion.subjects import post_link
+    from app.mocks import interviewer_routes
+    from app.mocks import routes as mock_routes
+    from app.mocks import visitor_routes as visitor_mock_routes
+    from app.plans import routes as plan_routes
     from app.practice import export as _practice_export  # noqa: F401  (registers the export)
-    from app.practice import me_routes
+    from app.practice import follow_up_routes, me_routes
     from app.practice import routes as practice_routes
     from app.search import routes as search_routes
 
@@ -116,7 +121,12 @@ def install(app: FastAPI) -> None:
         moderation_routes.router,
         notify.router,
         practice_routes.router,
+        follow_up_routes.router,
         me_routes.router,
+        visitor_mock_routes.router,
+        interviewer_routes.router,
+        plan_routes.router,
+        mock_routes.router,
         search_routes.router,
         content_api.router,
         checks_api.router,
@@ -126,6 +136,7 @@ def install(app: FastAPI) -> None:
         drills_api.router,
         calculator_accuracy.router,
         calculator.router,
+        drill_sessions.router,
         drills.router,
         exercises.router,
     )

@@ -9,14 +9,14 @@ rubric.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
 from app.content.models import Question
 from app.db.models.accounts import User
-from app.db.models.practice import Attempt, Note, ReviewCard
-from app.practice import service
+from app.db.models.practice import PRACTICE, Attempt, Note, ReviewCard, is_follow_up
+from app.practice import follow_ups, service
 from app.practice.progress import MemberRows, member_rows
 
 
@@ -35,6 +35,7 @@ class PracticePanel:
     note: Note | None
     answer_opened_before: bool  # recorded, or unfolded by this very page (?open=answer)
     answer_recorded: bool
+    follow_ups: list[follow_ups.FollowUpState] = field(default_factory=list)
 
     @property
     def answer_shown(self) -> bool:
@@ -72,14 +73,18 @@ def build_panel(
     is on record (what opens the rubric)."""
     rows = rows or member_rows(db, user)
     everything = [a for a in reversed(rows.attempts) if a.question_slug in slugs]  # newest first
-    draft = everything[0] if everything and everything[0].scored_at is None else None
+    # The page's own attempt; a mock's or a follow-up's has a context of its own.
+    own = [a for a in everything if a.context == PRACTICE]
+    draft = own[0] if own and own[0].scored_at is None else None
     return PracticePanel(
         slugs=slugs,
         draft=draft,
-        history=[a for a in everything if a.scored_at is not None],
+        # Scored answers to the question itself, on this page or in a mock.
+        history=[a for a in everything if a.scored_at is not None and not is_follow_up(a.context)],
         card=next((c for c in rows.cards if c.question_slug in slugs), None),
         bookmarked=any(b.question_slug in slugs for b in rows.bookmarks),
         note=service.note(db, user, slugs),
         answer_opened_before=opened_before,
         answer_recorded=recorded,
+        follow_ups=follow_ups.states(question, everything),
     )

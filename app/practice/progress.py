@@ -19,7 +19,14 @@ from sqlalchemy.orm import Session
 from app.content.models import Concept, Question, Track
 from app.content.store import ContentStore
 from app.db.models.accounts import User
-from app.db.models.practice import ActiveDay, Attempt, Bookmark, ReviewCard
+from app.db.models.practice import (
+    PRACTICE,
+    ActiveDay,
+    Attempt,
+    Bookmark,
+    ReviewCard,
+    is_follow_up,
+)
 from app.practice import service
 
 WEAK_ITEMS = 5
@@ -106,10 +113,11 @@ def activity(
 
     for attempt in rows.attempts:
         item = entry(attempt.question_slug)
-        if item is None:
-            continue
+        if item is None or is_follow_up(attempt.context):
+            continue  # a follow-up's self-check is not a score of the question
         item.attempts += 1
-        item.has_draft = attempt.scored_at is None
+        if attempt.context == PRACTICE:  # a mock's open attempt is not a draft on the page
+            item.has_draft = attempt.scored_at is None
         item.last_activity = max(
             filter(None, [item.last_activity, attempt.updated_at, attempt.scored_at])
         )

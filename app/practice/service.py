@@ -82,14 +82,17 @@ def attempts(db: Session, user: User, slugs: tuple[str, ...]) -> list[Attempt]:
     )
 
 
-def open_draft(db: Session, user: User, slugs: tuple[str, ...]) -> Attempt | None:
-    """The attempt being written: the newest one, if it is not scored yet."""
+def open_draft(
+    db: Session, user: User, slugs: tuple[str, ...], context: str = PRACTICE
+) -> Attempt | None:
+    """The attempt being written in `context` (the question page's own by default, or a
+    follow-up's, a mock's): the newest one, if it is not scored yet."""
     latest = db.scalar(
         select(Attempt)
         .where(
             Attempt.user_id == user.id,
             Attempt.question_slug.in_(slugs),
-            Attempt.context == PRACTICE,
+            Attempt.context == context,
         )
         .order_by(Attempt.id.desc())
         .limit(1)
@@ -103,7 +106,9 @@ LOCKED = (
 )
 
 
-def _upsert_open(db: Session, user: User, slug: str, body: str, now: datetime) -> Attempt:
+def _upsert_open(
+    db: Session, user: User, slug: str, body: str, now: datetime, context: str = PRACTICE
+) -> Attempt:
     """Start the open attempt, or, when a parallel save has just started it, write into that
     one: the unique index on open attempts makes the second INSERT an UPDATE, never a clash.
     A revealed attempt is locked, so its text is not replaced."""
@@ -111,7 +116,7 @@ def _upsert_open(db: Session, user: User, slug: str, body: str, now: datetime) -
     statement = insert(Attempt).values(
         user_id=user.id,
         question_slug=slug,
-        context=PRACTICE,
+        context=context,
         body=body,
         created_at=now,
         updated_at=now,
@@ -132,7 +137,9 @@ def _upsert_open(db: Session, user: User, slug: str, body: str, now: datetime) -
     return attempt
 
 
-def save_draft(db: Session, user: User, slugs: tuple[str, ...], body: str) -> Attempt:
+def save_draft(
+    db: Session, user: User, slugs: tuple[str, ...], body: str, context: str = PRACTICE
+) -> Attempt:
     """Autosave: update the open draft, or start one. Private to the member."""
     body = (body or "").replace("\r\n", "\n")
     if len(body) > ATTEMPT_MAX:
@@ -140,12 +147,12 @@ def save_draft(db: Session, user: User, slugs: tuple[str, ...], body: str) -> At
             f"Attempts are limited to {ATTEMPT_MAX:,} characters; this one has {len(body):,}.",
             field="body",
         )
-    draft = open_draft(db, user, slugs)
+    draft = open_draft(db, user, slugs, context)
     now = utcnow()
     if draft is None:
         if not body.strip():
             raise PracticeError("Write something first.", field="body")
-        draft = _upsert_open(db, user, slugs[0], body, now)
+        draft = _upsert_open(db, user, slugs[0], body, now, context)
     elif draft.revealed_at is not None and draft.body.strip() and body != draft.body:
         raise PracticeError(LOCKED, status=409, field="body")
     elif draft.body != body:
@@ -157,9 +164,9 @@ def save_draft(db: Session, user: User, slugs: tuple[str, ...], body: str) -> At
     return draft
 
 
-def start_new(db: Session, user: User, slugs: tuple[str, ...]) -> None:
+def start_new(db: Session, user: User, slugs: tuple[str, ...], context: str = PRACTICE) -> None:
     """ "Try again": the next autosave starts a fresh attempt, and the answer folds until then."""
-    draft = open_draft(db, user, slugs)
+    draft = open_draft(db, user, slugs, context)
     if draft is not None and not draft.body.strip():
         return
     if draft is not None:
@@ -171,7 +178,7 @@ def start_new(db: Session, user: User, slugs: tuple[str, ...]) -> None:
         .values(
             user_id=user.id,
             question_slug=slugs[0],
-            context=PRACTICE,
+            context=context,
             body="",
             created_at=now,
             updated_at=now,
@@ -184,11 +191,17 @@ def start_new(db: Session, user: User, slugs: tuple[str, ...]) -> None:
     )
 
 
-def reveal(db: Session, user: User, slugs: tuple[str, ...], body: str | None = None) -> None:
+def reveal(
+    db: Session,
+    user: User,
+    slugs: tuple[str, ...],
+    body: str | None = None,
+    context: str = PRACTICE,
+) -> None:
     """Open the model answer for the attempt in progress (saving what was written first)."""
     if body is not None and body.strip():
-        save_draft(db, user, slugs, body)
-    draft = open_draft(db, user, slugs)
+        save_draft(db, user, slugs, body, context)
+    draft = open_draft(db, user, slugs, context)
     if draft is not None and draft.revealed_at is None:
         draft.revealed_at = utcnow()
         db.flush()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
@@ -50,3 +51,10 @@ def mail_base_url(request: Request) -> str:
 # A database id in a URL: bounded so a 30-digit number is a 422, not an integer overflow.
 MAX_ROW_ID = 2**53
 RowId = Annotated[int, Path(ge=1, le=MAX_ROW_ID)]
+
+
+def clock(request: Request) -> datetime:
+    """Now, as the app's clock says (a test may hold it still or move it: mocks' deadlines,
+    plans' days and drill sessions' timers are read from it, on the server)."""
+    now: datetime = request.app.state.clock()
+    return now

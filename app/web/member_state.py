@@ -21,6 +21,8 @@ from app.db.models.accounts import User, UserSession
 from app.db.models.discussion import AnswerView, Notification
 from app.db.models.drills import DrillAttempt, DrillReviewCard
 from app.db.models.exercises import ExerciseDraft, ExerciseReviewCard, ExerciseSubmission
+from app.db.models.mocks import Mock
+from app.db.models.plans import CardRead, StudyPlan
 from app.db.models.practice import Attempt, Bookmark, Note, ReviewCard
 
 _USER = bindparam("user_id")
@@ -68,6 +70,10 @@ def _state_columns(user_id: ColumnElement[Any]) -> tuple[ColumnElement[Any], ...
         latest(ExerciseSubmission, "id"),
         latest(ExerciseDraft, "updated_at"),
         latest(ExerciseReviewCard, "last_review"),
+        # The dashboard's last mock and today's plan tasks; a card page's "marked read".
+        latest(Mock, "updated_at"),
+        latest(StudyPlan, "updated_at"),
+        latest(CardRead, "read_at"),
     )
 
 

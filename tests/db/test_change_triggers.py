@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -20,6 +20,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Connection,
+    Date,
     DateTime,
     Integer,
     String,
@@ -75,12 +76,15 @@ def test_every_watched_table_has_its_triggers_after_the_migrations(database_url:
 # Writing each watched table
 
 
-def _value(column: Any, user_id: int, post_id: int) -> Any:
+def _value(column: Any, refs: dict[str, int]) -> Any:
+    """`refs`: the row each foreign key points at ("users.id" → a user's id, …)."""
     for key in column.foreign_keys:
-        return {"users.id": user_id, "posts.id": post_id}[key.target_fullname]
+        return refs[key.target_fullname]
     kind: TypeEngine[Any] = getattr(column.type, "impl", column.type)
     if isinstance(kind, DateTime):
         return datetime.now(UTC) + timedelta(days=1)
+    if isinstance(kind, Date):
+        return date.today()
     if isinstance(kind, JSON):
         return {}
     if isinstance(kind, Boolean):
@@ -92,10 +96,10 @@ def _value(column: Any, user_id: int, post_id: int) -> Any:
     raise AssertionError(f"no test value for {column}")
 
 
-def _row(table: Table, user_id: int, post_id: int) -> dict[str, Any]:
+def _row(table: Table, refs: dict[str, int]) -> dict[str, Any]:
     """Values for every column that needs one (defaults fill the rest)."""
     return {
-        column.name: _value(column, user_id, post_id)
+        column.name: _value(column, refs)
         for column in table.columns
         if not column.nullable
         and column.default is None
@@ -104,21 +108,27 @@ def _row(table: Table, user_id: int, post_id: int) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _member(connection: Connection, name: str) -> tuple[int, int]:
-    """A member with a post to be notified about: (user id, post id)."""
+def _member(connection: Connection, name: str) -> dict[str, int]:
+    """A member with a post to be notified about and a study plan: the ids rows point at."""
     users = Base.metadata.tables["users"]
     user_id = connection.execute(
-        users.insert().values(_row(users, 0, 0) | {"email": f"{name}@example.com",
+        users.insert().values(_row(users, {}) | {"email": f"{name}@example.com",
                               "display_name": name, "display_name_key": name})
         .returning(users.c.id)
     ).scalar_one()  # fmt: skip
     posts = Base.metadata.tables["posts"]
     post_id = connection.execute(
         posts.insert()
-        .values(_row(posts, user_id, 0) | {"body_markdown": "a", "body_html": "a"})
+        .values(_row(posts, {"users.id": user_id}) | {"body_markdown": "a", "body_html": "a"})
         .returning(posts.c.id)
     ).scalar_one()
-    return user_id, post_id
+    plans = Base.metadata.tables["study_plans"]
+    plan_id = connection.execute(
+        plans.insert()
+        .values(_row(plans, {"users.id": user_id}) | {"status": "finished"})
+        .returning(plans.c.id)
+    ).scalar_one()
+    return {"users.id": user_id, "posts.id": post_id, "study_plans.id": plan_id}
 
 
 def _expected_key(table: Table, values: dict[str, Any]) -> str:
@@ -126,10 +136,10 @@ def _expected_key(table: Table, values: dict[str, Any]) -> str:
     return prefix + ":".join(str(values[column]) for column in columns)
 
 
-def _write_three_ways(connection: Connection, table: Table, user_id: int, post_id: int):  # type: ignore[no-untyped-def]
+def _write_three_ways(connection: Connection, table: Table, refs: dict[str, int]):  # type: ignore[no-untyped-def]
     """Insert, update, delete one row: yields (operation, the key it must announce) after
     each statement, inside the caller's transaction."""
-    values = _row(table, user_id, post_id)
+    values = _row(table, refs)
     inserted = connection.execute(table.insert().values(values).returning(*table.primary_key))
     key = inserted.one()._asdict()
     values |= key
@@ -146,10 +156,10 @@ def test_sqlite_triggers_record_each_change_with_a_rising_number(sqlite_url: str
     engine = create_engine(sqlite_url)
     last = 0
     with engine.begin() as connection:
-        user_id, post_id = _member(connection, "sqlite")
+        refs = _member(connection, "sqlite")
         for name in change_triggers.WATCHED:
             table = Base.metadata.tables[name]
-            for operation, key in _write_three_ways(connection, table, user_id, post_id):
+            for operation, key in _write_three_ways(connection, table, refs):
                 seq = connection.execute(
                     text("SELECT seq FROM cache_changes WHERE key = :key"), {"key": key}
                 ).scalar()
@@ -177,14 +187,14 @@ def listening(postgres_url: str):  # type: ignore[no-untyped-def]
 def test_postgres_triggers_notify_each_change_on_commit_only(postgres_url: str, listening) -> None:  # type: ignore[no-untyped-def]
     engine = create_engine(normalise_url(postgres_url))
     with engine.begin() as connection:
-        user_id, post_id = _member(connection, "pg")
+        refs = _member(connection, "pg")
     listening()  # the member's own inserts
     for name in change_triggers.WATCHED:
         table = Base.metadata.tables[name]
         expected = []
         with engine.connect() as connection:
             transaction = connection.begin()
-            for _operation, key in _write_three_ways(connection, table, user_id, post_id):
+            for _operation, key in _write_three_ways(connection, table, refs):
                 expected.append(key)
             assert listening() == [], f"{name}: announced before the commit"
             transaction.commit()
@@ -192,7 +202,7 @@ def test_postgres_triggers_notify_each_change_on_commit_only(postgres_url: str, 
         # A rolled-back write announces nothing.
         with engine.connect() as connection:
             transaction = connection.begin()
-            for _ in _write_three_ways(connection, table, user_id, post_id):
+            for _ in _write_three_ways(connection, table, refs):
                 pass
             transaction.rollback()
         assert listening(0.05) == [], f"{name}: a rollback was announced"

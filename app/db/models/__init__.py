@@ -12,9 +12,11 @@ from app.db.models.discussion import (
     ThreadStats,
     Vote,
 )
-from app.db.models.drills import DrillAttempt, DrillReviewCard
+from app.db.models.drills import DrillAttempt, DrillReviewCard, DrillSession
 from app.db.models.exercises import ExerciseDraft, ExerciseReviewCard, ExerciseSubmission
 from app.db.models.mail import OutboxMessage
+from app.db.models.mocks import InterviewScorecard, Mock
+from app.db.models.plans import CardRead, PlanTask, StudyPlan
 from app.db.models.practice import ActiveDay, Attempt, Bookmark, Note, ReviewCard, ReviewLog
 from app.db.models.shared_configs import SharedConfig
 
@@ -25,22 +27,28 @@ __all__ = [
     "Base",
     "Bookmark",
     "CacheChange",
+    "CardRead",
     "DrillAttempt",
     "DrillReviewCard",
+    "DrillSession",
     "EmailToken",
     "ExerciseDraft",
     "ExerciseReviewCard",
     "ExerciseSubmission",
+    "InterviewScorecard",
+    "Mock",
     "ModerationAction",
     "Note",
     "Notification",
     "OutboxMessage",
+    "PlanTask",
     "Post",
     "RateLimitHit",
     "Report",
     "ReviewCard",
     "ReviewLog",
     "SharedConfig",
+    "StudyPlan",
     "ThreadStats",
     "User",
     "UserSession",

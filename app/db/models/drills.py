@@ -7,6 +7,7 @@ to each drill is stored (retrying a drill after seeing its solution does not cou
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -46,3 +47,22 @@ class DrillReviewCard(Base):
     card: Mapped[dict[str, object]] = mapped_column(JSON)
     due: Mapped[datetime]
     last_review: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class DrillSession(Base):
+    """ "Ten in a row": ten drills of one skill (or mixed), answered in order, optionally
+    timed. Each answer is also a drill answer like any other (the first answer to a drill is
+    what accuracy and reviews count); the session keeps all ten, with the time each took."""
+
+    __tablename__ = "drill_sessions"
+    __table_args__ = (Index("ix_drill_sessions_user", "user_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    skill: Mapped[str] = mapped_column(String(40))  # a skill id, or "mixed"
+    timed: Mapped[bool] = mapped_column(default=False)
+    drills: Mapped[list[list[Any]]] = mapped_column(JSON, default=list)  # [[skill, seed], ...]
+    # [{"answer": str, "verdict": str, "mistake": str|None, "seconds": int}]
+    answers: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)

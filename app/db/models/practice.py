@@ -15,6 +15,21 @@ from app.db.base import Base, utcnow
 
 PRACTICE = "practice"  # Attempt.context of a question page's attempt
 OPEN_ATTEMPT = text("scored_at IS NULL")
+# Follow-ups are attempts too, each under a context of its own (at most 20 characters):
+# "followup:<n>" on a question page, "mock:<id>" and "mock:<id>:f<n>" in a mock interview.
+FOLLOW_UP_BANDS = {1: "Missed it", 2: "Partly", 3: "Got it"}
+
+
+def follow_up_context(index: int) -> str:
+    return f"followup:{index}"
+
+
+def mock_context(mock_id: int, follow_up: int | None = None) -> str:
+    return f"mock:{mock_id}" if follow_up is None else f"mock:{mock_id}:f{follow_up}"
+
+
+def is_follow_up(context: str) -> bool:
+    return context.startswith("followup:") or (context.startswith("mock:") and ":f" in context)
 
 
 class Attempt(Base):
