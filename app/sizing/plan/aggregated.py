@@ -1,18 +1,26 @@
 """Aggregated replicas: each prefills and decodes, prompts chunked into the decode steps under the
 engine's budget, as ``prefill size`` runs a workload.
 
-At ``R`` replicas each takes λ / R requests/s. The fewest streams per replica that serve it
+At ``R`` replicas each takes λ / R requests/s (a router that spreads them evenly; each replica
+sees Poisson arrivals). The fewest streams per replica that serve it
 (``ReplicaCurve.streams_for``) set the operating point: its TPOT (the mean a stream sees, other
-prompts' chunks included) and its prompt latency. TTFT at p90 adds two waits (``queueing.py``):
+prompts' chunks included) and its prompt latency. TTFT at p90 adds (``queueing.py``):
 
-- for the prefill budget: a least-busy router in front of R replicas, each draining prompt
+- the wait for the replica's prefill budget: an M/G/c queue whose c servers are the replica's
+  prefill ranks (one; each attention-DP rank prefills its own prompts; the router balances the
+  replicas' requests, mostly decoding, not their prompt queues), each draining prompt
   tokens at its full-step rate (``SteadyState.prefill_capacity``), so a prompt of I uncached
   tokens holds a server I ÷ that rate; prompt lengths that vary (a p90 above the mean) add to
   the service time's variance;
-- for a running slot: R × cap slots each held for a request's whole latency (only near the cap).
+- step sharing: a prompt that finds the budget busy lands in a step with the prompts queued
+  ahead of it and finishes when that step does: the chance the budget is busy × that step's
+  excess over a one-chunk step;
+- the wait for a running slot: R × cap slots, each held for a request's whole latency (only near
+  the cap).
 
-The p90 prompt's own prefill is the mean prompt's scaled by their lengths. The p90s are added,
-which errs on the slow side.
+The p90 prompt's own prefill is the mean prompt's scaled by their lengths, and the p90s are
+added, which errs on the slow side. ``tests/sizing/test_plan_simulation.py`` runs the same
+replicas step by step under Poisson arrivals and holds this to the simulated p90.
 """
 
 from __future__ import annotations
@@ -21,8 +29,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..time.workload import SteadyState
 from .inputs import PlanRequest
-from .queueing import Wait, lognormal_cv2, mgc_wait
+from .queueing import SATURATED, Wait, lognormal_cv2, mgc_wait
 from .replica import ReplicaCurve
 
 MAX_REPLICAS = 4096
@@ -41,6 +50,7 @@ class PoolOutcome:
     own_latency: float = 0.0  # the p90 prompt's prefill, no queue
     prefill_wait: Wait | None = None
     slot_wait: Wait | None = None
+    step_sharing: float = 0.0  # a prompt sharing a full step with those queued ahead
     transfer: float = 0.0  # KV transfer, seconds (disaggregated prefill)
     utilisation: float = 1.0  # offered load ÷ what the pool serves flat out
     prefill_share: float = 0.0
@@ -83,14 +93,55 @@ def aggregated_at(curve: ReplicaCurve, plan: PlanRequest, replicas: int, cap: in
         return out
     state = curve.state(out.streams)
     out.tpot, out.prefill_share = state.tpot, state.prefill_share
-    out.own_latency = state.ttft * p90_scale(plan)
-    new_tokens = curve.load.new_prompt_tokens
-    service = new_tokens / state.prefill_capacity if state.prefill_capacity > 0 else math.inf
-    out.prefill_wait = mgc_wait(plan.requests_per_s, service, replicas, prompt_cv2(plan))
+    out.own_latency = own_latency(state, plan)
+    out.prefill_wait, out.step_sharing = prefill_queue(curve, plan, state, rate, curve.memory.ranks)
     out.slot_wait = mgc_wait(plan.requests_per_s, state.latency, replicas * top, request_cv2(plan))
-    out.ttft_p90 = out.own_latency + out.prefill_wait.p90 + out.slot_wait.p90
+    out.ttft_p90 = out.own_latency + out.prefill_wait.p90 + out.step_sharing + out.slot_wait.p90
     judge(out, plan)
     return out
+
+
+# A prompt waits for the step in progress to end: uniformly distributed, its p90 is 0.9 of the
+# step where the steady state counts the mean, half.
+STEP_RESIDUAL_P90 = 0.9
+
+
+def own_latency(state: SteadyState, plan: PlanRequest) -> float:
+    """The p90 prompt's own time to first token with no queue: its chunks (scaled from the mean
+    prompt's by their lengths) and the p90 of the wait for the step in progress."""
+    residual = 0.5 * state.decode_step if state.running > 1 else 0.0
+    chunks = max(0.0, state.ttft - residual)
+    return chunks * p90_scale(plan) + (STEP_RESIDUAL_P90 / 0.5) * residual
+
+
+def prefill_queue(
+    curve: ReplicaCurve, plan: PlanRequest, state: SteadyState, rate: float, servers: int
+) -> tuple[Wait, float]:
+    """The wait for a prefill budget (``servers`` of them sharing arrivals at ``rate``/s), and
+    the time a prompt that finds its budget busy spends sharing a step with the prompts queued
+    ahead of it.
+
+    A budget drains prompt tokens at its full-step rate; a prompt of I uncached tokens holds it
+    I ÷ that rate. The step it lands in carries the prompts queued ahead (the queue's mean
+    length while busy, Little's law) up to the budget, and ends when they are all prefilled."""
+    capacity = state.prefill_capacity
+    if capacity <= 0:
+        return SATURATED, math.inf
+    new = curve.load.new_prompt_tokens
+    wait = mgc_wait(rate, new / capacity, servers, prompt_cv2(plan))
+    budget = curve.limits.chunk_tokens if curve.limits else None
+    if wait.saturated:
+        return wait, math.inf
+    if budget is None or wait.utilisation <= 0:
+        return wait, 0.0
+    room = max(1, budget - math.ceil(state.decoding / curve.layout.pp))
+    if room <= new:
+        return wait, 0.0  # a prompt fills its steps alone
+    queued = rate * wait.mean / servers / wait.utilisation  # per busy server
+    tokens = min(room, new * (1 + queued))
+    full_step = room * curve.layout.pp / capacity
+    extra = (full_step - state.prefill_step) * (tokens - new) / (room - new)
+    return wait, wait.utilisation * max(0.0, extra)
 
 
 def judge(out: PoolOutcome, plan: PlanRequest, ttft_budget_ms: float | None = None) -> None:

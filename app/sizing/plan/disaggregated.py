@@ -2,8 +2,10 @@
 prompt's KV sent from one to the other over the stated link.
 
 - **Prefill pool** (P replicas): prefill-only steps, prompts batched up to the step budget. TTFT
-  at p90 = the wait for a prefill replica (M/G/c over P, each draining prompt tokens at its
-  full-step rate) + the p90 prompt's own prefill at the offered load + sending its KV. The first
+  at p90 = the wait for a prefill budget and the step it shares (``aggregated.prefill_queue``;
+  a prefill replica's load is its prompt queue, so a least-busy router makes the pool one
+  M/G/c queue over its P replicas) + the p90 prompt's own prefill at the offered load + sending
+  its KV. The first
   token is made where the prompt is prefilled and streams once the KV has landed.
 - **KV transfer**: every GPU of the prefill replica sends its share of the prompt's cache (its
   heads, its stages; a whole latent under MLA, one rank's under attention DP) over its own link,
@@ -28,8 +30,8 @@ from .aggregated import (
     PoolOutcome,
     fewest_replicas,
     judge,
-    p90_scale,
-    prompt_cv2,
+    own_latency,
+    prefill_queue,
     replica_range,
     request_cv2,
 )
@@ -70,14 +72,14 @@ def prefill_at(curve: ReplicaCurve, plan: PlanRequest, replicas: int) -> PoolOut
     state = curve.state(out.streams)
     out.tpot = 0.0
     out.prefill_share = 1.0
-    out.own_latency = state.ttft * p90_scale(plan)
-    new_tokens = curve.load.new_prompt_tokens
-    service = new_tokens / state.prefill_capacity if state.prefill_capacity > 0 else math.inf
-    out.prefill_wait = mgc_wait(plan.requests_per_s, service, replicas, prompt_cv2(plan))
+    out.own_latency = own_latency(state, plan)
+    out.prefill_wait, out.step_sharing = prefill_queue(
+        curve, plan, state, plan.requests_per_s, replicas * curve.memory.ranks
+    )
     out.transfer = transfer_seconds(curve, plan, plan.prompt_p90)
     ranks = curve.memory.ranks  # attention-DP ranks send for their own requests
     link_load = rate * transfer_seconds(curve, plan, plan.prompt_tokens) / ranks
-    out.ttft_p90 = out.own_latency + out.prefill_wait.p90 + out.transfer
+    out.ttft_p90 = out.own_latency + out.prefill_wait.p90 + out.step_sharing + out.transfer
     judge(out, plan, plan.ttft_p90_ms * (1 - DECODE_TTFT_SHARE))
     if link_load > MAX_LINK_LOAD:
         _, name = link_bytes_per_s(curve, plan)

@@ -148,6 +148,13 @@ def comparison(plan: PlanRequest, result: GpuResult, spec: ModelSpec) -> str | N
             f"separate pools need {split.prefill.gpus} (prefill) + {split.decode.gpus} (decode) "
             f"= {split.gpus}, {moving}."
         )
+    if split.gpus == agg.gpus:
+        return (
+            f"A tie at {agg.gpus} GPUs goes to aggregated replicas: prefill is {share:.0%} of a "
+            f"replica's time and rides in the decode steps at TPOT {_ms(agg.tpot)}; one pool is "
+            f"simpler to run than {split.prefill.gpus} (prefill) + {split.decode.gpus} (decode) "
+            f"GPUs {moving}."
+        )
     return (
         f"Aggregated wins: prefill is {share:.0%} of a replica's time and rides in the decode "
         f"steps at TPOT {_ms(agg.tpot)}; separate pools would need {split.prefill.gpus} "

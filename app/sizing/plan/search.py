@@ -23,7 +23,7 @@ from .pareto import Point
 from .replica import AGGREGATED, DECODE, PREFILL, Config, ReplicaCurve
 from .space import DISAGGREGATING, GpuSpace, cap_ladder, gpu_space
 
-MAX_WORK = 1200  # replica curves a search may build (each a few dozen steady states)
+MAX_WORK = 3000  # replica models a search may build (each a few dozen steady states)
 SOFT_DEADLINE_S = 7.0
 
 
