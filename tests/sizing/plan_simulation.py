@@ -57,7 +57,7 @@ class _Replica:
         return len(self.waiting) + len(self.running)
 
 
-def simulate_engine(  # noqa: PLR0913
+def simulate_engine(
     model,  # type: ignore[no-untyped-def]  # a ReplicaModel
     replicas: int,
     rate: float,

@@ -38,6 +38,7 @@ from .aggregated import (
 from .inputs import PlanRequest
 from .queueing import mgc_wait
 from .replica import ReplicaCurve
+from .space import CAP_LADDER
 
 MAX_LINK_LOAD = 0.9  # of the link's rate: beyond it transfers queue behind each other
 DECODE_TTFT_SHARE = 0.1  # of the TTFT target, for the decode replica's admission and step
@@ -125,7 +126,12 @@ def cheapest_prefill(
     )
     lo = min(limit, max(lo, math.ceil(plan.requests_per_s / per_replica)))
     hi = max(hi, lo)
-    return fewest_replicas(lambda r: prefill_at(curve, plan, r), lo, hi)
+    best, below = fewest_replicas(lambda r: prefill_at(curve, plan, r), lo, hi)
+    if best is not None and best.streams is not None:
+        # The cap a prefill replica needs: the ladder's first step above its prompts in flight.
+        best.batch_cap = next((c for c in CAP_LADDER if c >= best.streams), best.batch_cap)
+        best.batch_cap = min(best.batch_cap, top)
+    return best, below
 
 
 def cheapest_decode(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..catalogue.engines import DEFAULT_ENGINE, ENGINES
 from ..catalogue.gpu_perf import missing_figures
@@ -59,7 +59,9 @@ class PlanRequest:
     output_tokens_p90: int | None = None
     prefix_hit: float = 0.0
     gpu_types: tuple[str, ...] = ()  # empty: every catalogue GPU with a time estimate
-    gpu_hour_usd: Mapping[str, float] = field(default_factory=dict)  # overrides the defaults
+    # Prices that replace the defaults: given as a mapping, kept as sorted (gpu, price) pairs so
+    # that a request is hashable (the content's planner blocks are cached by request).
+    gpu_hour_usd: Mapping[str, float] | tuple[tuple[str, float], ...] = ()
     engine: str = DEFAULT_ENGINE
     max_gpus: int | None = None
     allow_lower_precision: bool = False
@@ -119,8 +121,10 @@ class PlanRequest:
             ids.append(canonical)
         return tuple(sorted(ids, key=list(GPUS).index))
 
-    def _prices(self) -> dict[str, float]:
+    def _prices(self) -> tuple[tuple[str, float], ...]:
         given = self.gpu_hour_usd
+        if isinstance(given, tuple):
+            given = dict(given)
         if not isinstance(given, Mapping):
             raise SizingError("must map GPU ids to prices per GPU-hour", field="gpu_hour_usd")
         prices: dict[str, float] = {}
@@ -130,16 +134,21 @@ class PlanRequest:
             except SizingError as error:
                 raise SizingError(error.message, field="gpu_hour_usd") from None
             prices[canonical] = _number(price, f"gpu_hour_usd.{canonical}", 0, MAX_PRICE)
-        return prices
+        return tuple(sorted(prices.items()))
+
+    @property
+    def prices_given(self) -> dict[str, float]:
+        return dict(self.gpu_hour_usd)  # type: ignore[arg-type]
 
     def price(self, gpu_id: str) -> float | None:
         """The price per GPU-hour used for a GPU: the user's, else the dated default."""
-        if gpu_id in self.gpu_hour_usd:
-            return self.gpu_hour_usd[gpu_id]
+        given = self.prices_given
+        if gpu_id in given:
+            return given[gpu_id]
         return default_price(gpu_id).usd_per_hour
 
     def price_source(self, gpu_id: str) -> str:
-        if gpu_id in self.gpu_hour_usd:
+        if gpu_id in self.prices_given:
             return "as given"
         found = default_price(gpu_id)
         return f"{found.source} ({found.seen})" if found.seen else found.source

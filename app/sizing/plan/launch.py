@@ -96,7 +96,7 @@ def sglang_pool(pool: PoolOutcome, plan: PlanRequest, model: str, role: str | No
         parts.append(f"--pp-size {c.pp}")
     if c.dp_attention:
         parts += [f"--dp-size {c.tp}", "--enable-dp-attention"]
-    elif pool.replicas > 1 and c.pp == 1:
+    elif pool.replicas > 1 and _servers(pool) == 1:
         parts.append(f"--dp-size {pool.replicas}")
     if c.ep > 1:
         parts.append(f"--ep-size {c.ep}")
