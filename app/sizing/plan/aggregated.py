@@ -88,7 +88,7 @@ def aggregated_at(curve: ReplicaCurve, plan: PlanRequest, replicas: int, cap: in
     if out.streams is None:
         out.fails.append(
             f"{plan.requests_per_s:g} requests/s is more than {replicas} replica"
-            f"{'s' if replicas != 1 else ''} serve flat out"
+            f"{'s serve' if replicas != 1 else ' serves'} flat out"
         )
         return out
     state = curve.state(out.streams)
