@@ -45,7 +45,12 @@ from app.web.templating import Renderer, make_environment
 STATIC_DIR = PROJECT_ROOT / "static"
 # What the compute pool's workers run: the sizing and planner APIs' work, the calculator's
 # pasted configs.
-COMPUTE_MODULES = ("app.api.sizing_compute", "app.api.plan_compute", "app.pages.calculator_view")
+COMPUTE_MODULES = (
+    "app.api.sizing_compute",
+    "app.api.plan_compute",
+    "app.pages.calculator_view",
+    "app.pages.planner_compute",
+)
 TEMPLATE_DIR = PROJECT_ROOT / "templates"
 API_DESCRIPTION = """Prefill's JSON API: content (questions and concept cards, respecting access),
 and the KV-cache / GPU-memory sizing core. Sizes are integers in bytes; KiB/MiB/GiB are 1024-based."""

@@ -16,6 +16,7 @@ from app.pages import (
     content_pages,
     drills,
     exercises,
+    planner,
     question_page,
 )
 from app.web import errors, health, seo
@@ -128,6 +129,7 @@ def install(app: FastAPI) -> None:
         drills_api.router,
         calculator_accuracy.router,
         calculator.router,
+        planner.router,
         drills.router,
         exercises.router,
     )

@@ -53,7 +53,13 @@ class Asset:
 # first paint. The sources stay separate files by concern; the bundle sits beside them in css/, so
 # their relative url()s resolve the same.
 STYLESHEET_BUNDLE = "css/site.css"
-STYLESHEET_SOURCES = ("css/app.css", "css/calculator.css", "css/layout.css", "css/practice.css")
+STYLESHEET_SOURCES = (
+    "css/app.css",
+    "css/calculator.css",
+    "css/planner.css",
+    "css/layout.css",
+    "css/practice.css",
+)
 
 
 class AssetManifest:

@@ -19,6 +19,7 @@ from .prices import default_price
 from .search import GpuResult, NearMiss, Search, describe
 
 MAX_WHY_NOT = 5
+MEMORY_MISSES = 2  # shapes that do not fit at all say less than a near miss
 TTFT_MODEL = (
     "TTFT at p90 = the p90 prompt's own prefill at the offered load + the p90 wait for the "
     "prefill budget (an M/G/c queue: Poisson arrivals, a least-busy router over the replicas, "
@@ -192,32 +193,32 @@ def sizing_inputs(spec: ModelSpec, deployment: Deployment, request: PlanRequest)
 def why_not(
     request: PlanRequest, best: Deployment, results: list[GpuResult]
 ) -> list[dict[str, Any]]:
-    """The near misses cheaper than the best, the closest first: what each broke."""
+    """The near misses cheaper than the best, the closest first: one replica fewer of a shape
+    (what it broke), then, if room is left, a few shapes that do not fit memory at all."""
     limit = best.cost_per_hour(request)
-    misses: list[NearMiss] = []
+    near: list[NearMiss] = [m for r in results for m in r.near]
+    memory: list[NearMiss] = []
     for result in results:
-        misses += result.near
         price = request.price(result.gpu)
         for config, why in result.memory:
             cost = None if price is None else price * config.gpus
-            misses.append(
+            memory.append(
                 NearMiss(result.gpu, f"{describe(config)} × 1", False, config.gpus, cost, [why])
             )
-    cheaper = [
-        m
-        for m in misses
-        if m.cost_per_hour is not None and limit is not None and m.cost_per_hour < limit - 1e-9
-    ]
-    if limit is None:
-        cheaper = [m for m in misses if m.gpu == best.gpu and m.gpus < best.gpus]
-    cheaper.sort(key=lambda m: (-(m.cost_per_hour or 0), -m.gpus, m.gpu, m.label))
+
+    def cheaper(misses: list[NearMiss]) -> list[NearMiss]:
+        if limit is None:
+            kept = [m for m in misses if m.gpu == best.gpu and m.gpus < best.gpus]
+        else:
+            kept = [
+                m for m in misses if m.cost_per_hour is not None and m.cost_per_hour < limit - 1e-9
+            ]
+        return sorted(kept, key=lambda m: (-(m.cost_per_hour or 0), -m.gpus, m.gpu, m.label))
+
+    out: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
-    out = []
-    for miss in cheaper:
-        key = (miss.gpu, miss.label)
-        if key not in seen:
-            seen.add(key)
+    for miss in [*cheaper(near), *cheaper(memory)[:MEMORY_MISSES]]:
+        if (miss.gpu, miss.label) not in seen and len(out) < MAX_WHY_NOT:
+            seen.add((miss.gpu, miss.label))
             out.append(miss.to_dict())
-        if len(out) == MAX_WHY_NOT:
-            break
     return out

@@ -227,22 +227,39 @@ class Search:
         """The cheapest prefill pool and the cheapest decode pool, each searched like the
         aggregated replicas (cheapest shapes first, the rest pruned)."""
         plan = self.plan
-        prefill = self._cheapest_pool(configs, PREFILL, out, cheapest_prefill, self.max_gpus)
+        prefill, p_below = self._cheapest_pool(
+            configs, PREFILL, out, cheapest_prefill, self.max_gpus
+        )
         if prefill is None:
             return
         budget = None if self.max_gpus is None else self.max_gpus - prefill.gpus
         if budget is not None and budget < 1:
             return
-        decode = self._cheapest_pool(configs, DECODE, out, cheapest_decode, budget, prefill)
-        if decode is not None:
-            decode = _tighten_decode(decode.curve, plan, decode)
-            out.disaggregated = Deployment(out.gpu, prefill=prefill, decode=decode)
+        decode, d_below = self._cheapest_pool(
+            configs, DECODE, out, cheapest_decode, budget, prefill
+        )
+        if decode is None:
+            return
+        decode = _tighten_decode(decode.curve, plan, decode)
+        out.disaggregated = Deployment(out.gpu, prefill=prefill, decode=decode)
+        for below, kept in ((p_below, decode), (d_below, prefill)):
+            if below is not None and below.replicas >= 1:
+                pools = sorted((below, kept), key=lambda p: p is decode)  # prefill first
+                label = " + ".join(
+                    f"{role} {_describe(p.curve.config)} × {p.replicas}"
+                    for role, p in zip(("prefill", "decode"), pools, strict=True)
+                )
+                gpus = below.gpus + kept.gpus
+                price = plan.price(out.gpu)
+                cost = None if price is None else price * gpus
+                out.near.append(NearMiss(out.gpu, label, True, gpus, cost, list(below.fails)))
 
     def _cheapest_pool(  # type: ignore[no-untyped-def]
         self, configs, role, out, cheapest, limit, prefill: PoolOutcome | None = None
-    ) -> PoolOutcome | None:
+    ) -> tuple[PoolOutcome | None, PoolOutcome | None]:
         curves = [c for config in configs if (c := self._curve(config, role, out)) is not None]
         best: PoolOutcome | None = None
+        best_below: PoolOutcome | None = None
         for curve in sorted(curves, key=lambda c: (lower_bound(c, self.plan), _order(c.config))):
             if self._late():
                 break
@@ -250,10 +267,10 @@ class Search:
                 self._decode_points(curve, prefill, out)
             if best is not None and lower_bound(curve, self.plan) > best.gpus:
                 continue
-            found, _ = cheapest(curve, self.plan, limit)
+            found, below = cheapest(curve, self.plan, limit)
             if found is not None and (best is None or _pool_key(found) < _pool_key(best)):
-                best = found
-        return best
+                best, best_below = found, below
+        return best, best_below
 
     def _decode_points(self, curve: ReplicaCurve, prefill: PoolOutcome, out: GpuResult) -> None:
         """A split deployment's Pareto points: each decode cap, with the prefill GPUs its
