@@ -3,6 +3,7 @@ cheapest per GPU type), ``pareto``, ``reason`` — with the near misses ("why no
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ from .prices import default_price
 from .search import GpuResult, NearMiss, Search, describe
 
 MAX_WHY_NOT = 5
+DTYPES = re.compile(r" \([^)]*\)")
 MEMORY_MISSES = 2  # shapes that do not fit at all say less than a near miss
 TTFT_MODEL = (
     "TTFT at p90 = the p90 prompt's own prefill at the offered load + the p90 wait for the "
@@ -218,7 +220,8 @@ def why_not(
     out: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     for miss in [*cheaper(near), *cheaper(memory)[:MEMORY_MISSES]]:
-        if (miss.gpu, miss.label) not in seen and len(out) < MAX_WHY_NOT:
-            seen.add((miss.gpu, miss.label))
+        shape = (miss.gpu, DTYPES.sub("", miss.label))  # the same shape in another KV dtype
+        if shape not in seen and len(out) < MAX_WHY_NOT:
+            seen.add(shape)
             out.append(miss.to_dict())
     return out

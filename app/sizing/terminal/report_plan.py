@@ -77,7 +77,9 @@ def format_plan(result: PlanResult) -> str:
     if result.why_not:
         lines += ["", "Why not cheaper:"]
         lines += [
-            f"  {w['gpu']} {w['layout']} ({w['gpus']} GPUs): {w['broke']}" for w in result.why_not
+            f"  {w['gpu']} {w['layout']} ({w['gpus']} GPU{'s' if w['gpus'] != 1 else ''}): "
+            f"{w['broke']}"
+            for w in result.why_not
         ]
     if result.best:
         lines += ["", "Launch:", result.best["command"]]
