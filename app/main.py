@@ -211,7 +211,7 @@ def load_site_content(
     (from a file signed with `secret_key`). `check_exercises` also runs each exercise's
     solutions against its tests (`prefill content check`).
     """
-    from app.content.figures import render_figure
+    from app.content.plan_figures import render_live_figure
     from app.pages.widgets import make_widget_renderer
 
     assets = AssetManifest(STATIC_DIR)
@@ -223,7 +223,7 @@ def load_site_content(
         cache = RenderCache(render_cache, version, key=secret_key)
     return load_content(
         content_dir,
-        figures=render_figure,
+        figures=render_live_figure,
         widgets=make_widget_renderer(environment),
         cache=cache,
         diagram_classes=stylesheet_classes((STATIC_DIR / "css" / "app.css").read_text()),

@@ -242,17 +242,18 @@ class Search:
             return
         decode = _tighten_decode(decode.curve, plan, decode)
         out.disaggregated = Deployment(out.gpu, prefill=prefill, decode=decode)
-        for below, kept in ((p_below, decode), (d_below, prefill)):
-            if below is not None and below.replicas >= 1:
-                pools = sorted((below, kept), key=lambda p: p is decode)  # prefill first
-                label = " + ".join(
-                    f"{role} {_describe(p.curve.config)} × {p.replicas}"
-                    for role, p in zip(("prefill", "decode"), pools, strict=True)
-                )
-                gpus = below.gpus + kept.gpus
-                price = plan.price(out.gpu)
-                cost = None if price is None else price * gpus
-                out.near.append(NearMiss(out.gpu, label, True, gpus, cost, list(below.fails)))
+        for pools, below in (((p_below, decode), p_below), ((prefill, d_below), d_below)):
+            if below is None or below.replicas < 1:
+                continue
+            label = " + ".join(
+                f"{role} {_describe(p.curve.config)} × {p.replicas}"
+                for role, p in zip(("prefill", "decode"), pools, strict=True)
+                if p is not None
+            )
+            gpus = sum(p.gpus for p in pools if p is not None)
+            price = plan.price(out.gpu)
+            cost = None if price is None else price * gpus
+            out.near.append(NearMiss(out.gpu, label, True, gpus, cost, list(below.fails)))
 
     def _cheapest_pool(  # type: ignore[no-untyped-def]
         self, configs, role, out, cheapest, limit, prefill: PoolOutcome | None = None
