@@ -15,6 +15,7 @@ time profile. A replica plays one of three roles:
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -90,6 +91,15 @@ class ReplicaCurve:
                 raise SizingError(reason or "not timed", field="gpu")
             self.model = model
             self.limits = limits_for(self.request, gpu, self.memory, mean, self.fit)
+
+    def in_role(self, plan: PlanRequest, role: str) -> ReplicaCurve:
+        """The same replica (memory, time model and limits do not depend on the role) serving
+        another role's load, with its own steady states."""
+        twin = copy.copy(self)
+        twin.role = role
+        twin.load = _role_load(plan, role)
+        twin._states = {}
+        return twin
 
     def _engine_fit(self, spec: ModelSpec, tokens: int) -> int:
         """Whole sequences of ``tokens`` one replica holds in the chosen engine's pool (each

@@ -21,7 +21,7 @@ from .disaggregated import cheapest_decode, cheapest_prefill
 from .inputs import PlanRequest
 from .pareto import Point
 from .replica import AGGREGATED, DECODE, PREFILL, Config, ReplicaCurve
-from .space import DISAGGREGATING, GpuSpace, cap_ladder, gpu_space
+from .space import CAP_LADDER, DISAGGREGATING, PARETO_LADDER, GpuSpace, cap_ladder, gpu_space
 
 MAX_WORK = 3000  # replica models a search may build (each a few dozen steady states)
 SOFT_DEADLINE_S = 7.0
@@ -165,7 +165,7 @@ class Search:
             if out.aggregated is None or lower_bound(curve, self.plan) <= out.aggregated.gpus:
                 self._aggregated(curve, out)
         if disaggregate and curves and not self._late():
-            self._split([c.config for c in curves], out)
+            self._split(curves, out)
         return out
 
     def _curve(self, config: Config, role: str, out: GpuResult) -> ReplicaCurve | None:
@@ -183,7 +183,7 @@ class Search:
     def _points(self, curve: ReplicaCurve, out: GpuResult) -> None:
         """Each batch cap run flat out: a Pareto point; and the shape's floors."""
         config, plan = curve.config, self.plan
-        for cap in _ladder(curve):
+        for cap in _ladder(curve, PARETO_LADDER):
             state = curve.state(cap)
             if state.tpot > 0:
                 out.points.append(
@@ -223,21 +223,19 @@ class Search:
             list(pool.fails) or ["nothing"],
         )
 
-    def _split(self, configs: list[Config], out: GpuResult) -> None:
+    def _split(self, curves: list[ReplicaCurve], out: GpuResult) -> None:
         """The cheapest prefill pool and the cheapest decode pool, each searched like the
         aggregated replicas (cheapest shapes first, the rest pruned)."""
         plan = self.plan
         prefill, p_below = self._cheapest_pool(
-            configs, PREFILL, out, cheapest_prefill, self.max_gpus
+            curves, PREFILL, out, cheapest_prefill, self.max_gpus
         )
         if prefill is None:
             return
         budget = None if self.max_gpus is None else self.max_gpus - prefill.gpus
         if budget is not None and budget < 1:
             return
-        decode, d_below = self._cheapest_pool(
-            configs, DECODE, out, cheapest_decode, budget, prefill
-        )
+        decode, d_below = self._cheapest_pool(curves, DECODE, out, cheapest_decode, budget, prefill)
         if decode is None:
             return
         decode = _tighten_decode(decode.curve, plan, decode)
@@ -256,9 +254,10 @@ class Search:
             out.near.append(NearMiss(out.gpu, label, True, gpus, cost, list(below.fails)))
 
     def _cheapest_pool(  # type: ignore[no-untyped-def]
-        self, configs, role, out, cheapest, limit, prefill: PoolOutcome | None = None
+        self, aggregated, role, out, cheapest, limit, prefill: PoolOutcome | None = None
     ) -> tuple[PoolOutcome | None, PoolOutcome | None]:
-        curves = [c for config in configs if (c := self._curve(config, role, out)) is not None]
+        curves = [c.in_role(self.plan, role) for c in aggregated]
+        self.evaluated += len(curves)
         best: PoolOutcome | None = None
         best_below: PoolOutcome | None = None
         for curve in sorted(curves, key=lambda c: (lower_bound(c, self.plan), _order(c.config))):
@@ -282,7 +281,7 @@ class Search:
         prefill_gpu_s = prefill.curve.config.gpus / p_state.requests_per_s
         config = curve.config
         label = f"{_describe(config)} decode + {_describe(prefill.curve.config)} prefill"
-        for cap in _ladder(curve):
+        for cap in _ladder(curve, PARETO_LADDER):
             state = curve.state(cap)
             if state.tpot <= 0:
                 continue
@@ -312,8 +311,8 @@ def _pool_key(pool: PoolOutcome) -> tuple[float, ...]:
     return (pool.gpus, round(pool.ttft_p90, 9), round(pool.tpot, 9), *_order(pool.curve.config))
 
 
-def _ladder(curve: ReplicaCurve) -> list[int]:
-    return cap_ladder(curve.limits.max_seqs if curve.limits else 1, curve.top())
+def _ladder(curve: ReplicaCurve, ladder: tuple[int, ...] = CAP_LADDER) -> list[int]:
+    return cap_ladder(curve.limits.max_seqs if curve.limits else 1, curve.top(), ladder)
 
 
 def _tighten_decode(curve: ReplicaCurve, plan: PlanRequest, best: PoolOutcome) -> PoolOutcome:

@@ -12,7 +12,8 @@
   the GPU has tensor cores for them and they are narrower than what ships.
 - **KV cache**: bf16, and fp8 where the GPU has fp8 tensor cores.
 - **Batch caps**: powers of two from 16 to the engine's default cap (``max_num_seqs``,
-  ``max_running_requests``, ``max_batch_size``), and the default itself.
+  ``max_running_requests``, ``max_batch_size``), and the default itself, for the launch
+  command's cap; every fourfold step of them for the Pareto chart.
 
 An engine that does not run on a GPU (TensorRT-LLM on AMD) skips it with a note.
 """
@@ -31,6 +32,10 @@ from .replica import Config
 
 MAX_TP = 64
 CAP_LADDER = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+# The caps each shape is drawn at on the Pareto chart: every fourfold step (the frontier is smooth
+# between them, and each point is a steady state to solve); the launch command's cap is chosen
+# from the finer ladder above.
+PARETO_LADDER = (16, 64, 256, 1024, 4096)
 NARROW_WIDTHS = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5625}
 NARROW_WIDTHS.update({"mxfp4": 0.53, "nvfp4": 0.5625, "int4": 0.52})
 # Engines that split prefill and decode into pools (plain PyTorch has no server to split).
@@ -110,8 +115,8 @@ def gpu_space(spec: ModelSpec, plan: PlanRequest, gpu_id: str, pipeline: int = 1
     return GpuSpace(gpu.id, tuple(configs))
 
 
-def cap_ladder(default_cap: int, top: int) -> list[int]:
+def cap_ladder(default_cap: int, top: int, ladder: tuple[int, ...] = CAP_LADDER) -> list[int]:
     """Batch caps to evaluate: the ladder below both the engine's default and what fits, then
     the largest that runs."""
-    caps = [c for c in CAP_LADDER if c < min(default_cap, top)]
+    caps = [c for c in ladder if c < min(default_cap, top)]
     return [*caps, min(default_cap, top)]
