@@ -187,3 +187,11 @@ def test_a_pasted_config_is_planned_from_a_post_without_a_token(sqlite_client: T
     assert "vllm serve" in response.text
     empty = sqlite_client.get("/planner?source=config")
     assert empty.status_code == 200 and "Paste a config.json" in empty.text
+
+
+def test_a_gpu_without_a_price_still_plans(sqlite_client: TestClient) -> None:
+    """MI355X has no sourced default price: sized, not ranked, and the page says so."""
+    response = sqlite_client.get(url()[: url().index("&gpu_types")] + "&gpu_types=MI355X")
+    assert response.status_code == 200
+    html = unescape(response.text)
+    assert "no price for MI355X" in html and "not ranked by cost" in html
