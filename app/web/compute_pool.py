@@ -130,4 +130,6 @@ async def compute(
     (`PREFILL_SIZING_WORKERS=0`): the thread keeps the event loop free, not the interpreter."""
     if pool is None:
         return await run_in_threadpool(function, *args)
+    if timeout_seconds is None:
+        return await pool.run(function, *args)
     return await pool.run(function, *args, timeout_seconds=timeout_seconds)
