@@ -87,9 +87,9 @@ def pareto_chart(
         )
     front = sorted((p for p in chart.points if p.frontier), key=lambda p: p.per_user)
     chart.frontier_path = "M" + " L".join(f"{p.x},{p.y}" for p in front) if front else ""
-    ticks = max(3, frame.max_x_ticks - 3)
+    step = nice_step(top_x, max(3, frame.max_x_ticks - 2))
     chart.x_ticks = [
-        Tick(sx(top_x * i / ticks), _short(top_x * i / ticks)) for i in range(ticks + 1)
+        Tick(sx(step * i), _short(round(step * i, 6))) for i in range(int(top_x / step + 1e-9) + 1)
     ]
     chart.y_ticks = [Tick(sy(top_y * i / 4), _short(top_y * i / 4)) for i in range(5)]
     chart.slo_x = sx(slo)

@@ -195,3 +195,27 @@ def test_a_gpu_without_a_price_still_plans(sqlite_client: TestClient) -> None:
     assert response.status_code == 200
     html = unescape(response.text)
     assert "no price for MI355X" in html and "not ranked by cost" in html
+
+
+def test_the_charts_ticks_are_round_numbers() -> None:
+    from app.pages.charts import NARROW, WIDE
+    from app.pages.plan_chart import pareto_chart
+
+    points = [
+        {
+            "gpu": "H200",
+            "layout": f"TP{n}",
+            "batch_cap": 64,
+            "disaggregated": False,
+            "tokens_per_s_per_gpu": 300.0 * n,
+            "tokens_per_s_per_user": 90.0 / n,
+            "meets_tpot": True,
+            "on_frontier": True,
+        }
+        for n in (1, 2, 4)
+    ]
+    for frame in (WIDE, NARROW):
+        chart = pareto_chart(points, "H200", 50, None, frame)
+        assert chart is not None
+        for tick in chart.x_ticks + chart.y_ticks:
+            assert re.fullmatch(r"\d+(\.\d)?K?", tick.label), tick.label
