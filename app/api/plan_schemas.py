@@ -135,6 +135,7 @@ class PoolInfo(BaseModel):
     ep: int
     dp_attention: bool
     gpus_per_replica: int
+    crosses_scale_up_domain: bool
     replicas: int
     gpus: int
     kv_dtype: str
@@ -152,6 +153,10 @@ class PlanLayout(BaseModel):
     dp_attention: bool
     replicas: int
     gpus_per_replica: int
+    crosses_scale_up_domain: bool = Field(
+        description="True when a TP or EP group spans scale-up domains (never proposed: "
+        "pipeline stages span them instead)."
+    )
     disaggregated: bool
     prefill: PoolInfo | None = None
     decode: PoolInfo | None = None

@@ -188,7 +188,8 @@ class ReplicaCurve:
 
     def layout_dict(self) -> dict[str, Any]:
         out = self.layout.to_dict()
-        return {k: out[k] for k in ("tp", "pp", "ep", "dp_attention", "gpus_per_replica")}
+        keys = ("tp", "pp", "ep", "dp_attention", "gpus_per_replica", "crosses_scale_up_domain")
+        return {k: out[k] for k in keys}
 
 
 def sizing_request(plan: PlanRequest, config: Config) -> SizingRequest:
