@@ -77,3 +77,31 @@ def test_a_search_that_runs_long_stops_itself_and_answers(monkeypatch: pytest.Mo
     result = plan(load_preset("llama-3.1-8b"), request)
     assert any("The search stopped after 0 s" in n for n in result.notes)
     assert result.to_dict()["reason"]  # an answer, not an exception
+
+
+@pytest.fixture
+def limited_client(app_factory, database_url, monkeypatch):  # type: ignore[no-untyped-def]
+    from app.api import plan as plan_api
+    from app.pages import planner as planner_page
+    from app.ratelimit import Limit
+
+    three = Limit("planner_test", max_hits=3, window_seconds=60)
+    monkeypatch.setattr(plan_api, "SIZING_API_PER_CLIENT", three)
+    monkeypatch.setattr(planner_page, "CALCULATOR_PER_CLIENT", three)
+    monkeypatch.setattr(planner_page, "MEMO", planner_page.PlanMemo())  # nothing remembered yet
+    with TestClient(app_factory(database_url, rate_limits=True)) as client:
+        yield client
+
+
+def test_the_planner_answers_429_past_its_limit(limited_client: TestClient) -> None:
+    codes = [limited_client.post("/api/v1/plan", json=BODY).status_code for _ in range(5)]
+    assert codes == [200, 200, 200, 429, 429]
+
+
+def test_the_planner_page_counts_only_what_it_has_to_plan(limited_client: TestClient) -> None:
+    """Each new question counts; a question already answered in this process does not."""
+    first = [limited_client.get(f"/planner?gpu_types=L40S&tpot_ms={40 + i}") for i in range(3)]
+    assert [r.status_code for r in first] == [200, 200, 200]
+    again = limited_client.get("/planner?gpu_types=L40S&tpot_ms=40")
+    assert again.status_code == 200  # remembered: no new plan, not counted
+    assert limited_client.get("/planner?gpu_types=L40S&tpot_ms=77").status_code == 429
