@@ -13,7 +13,7 @@ from .disaggregated import decode_at, kv_bytes_per_request, link_bytes_per_s, pr
 from .inputs import PlanRequest
 
 if TYPE_CHECKING:
-    from .search import GpuResult
+    from .findings import GpuResult
 
 
 def _ms(seconds: float) -> str:

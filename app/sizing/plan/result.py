@@ -13,11 +13,12 @@ from ..time.serving import estimate_workload
 from .deployment import Deployment, PoolOutcome, contract_weight_dtype
 from .disaggregated import kv_bytes_per_request, link_bytes_per_s
 from .explain import chosen_reason, comparison, infeasible_reason, limited_by
+from .findings import GpuResult, NearMiss
 from .inputs import PlanRequest
 from .launch import launch
 from .pareto import Point, frontier
 from .prices import default_price
-from .search import GpuResult, NearMiss, Search, describe
+from .search import Search, describe
 
 MAX_WHY_NOT = 5
 DTYPES = re.compile(r" \([^)]*\)")
