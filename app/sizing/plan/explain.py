@@ -21,6 +21,10 @@ def _ms(seconds: float) -> str:
     return f"{ms:,.0f} ms" if ms >= 100 else f"{ms:,.1f} ms"
 
 
+def _gpus(count: int) -> str:
+    return f"{count:,} GPU{'s' if count != 1 else ''}"
+
+
 def _money(value: float | None) -> str:
     return "no price" if value is None else f"${value:,.2f}/h"
 
@@ -82,7 +86,7 @@ def chosen_reason(
 ) -> str:
     cost = deployment.cost_per_hour(plan)
     text = (
-        f"{name(deployment)} ({deployment.gpus} GPUs, {_money(cost)}) is the cheapest deployment "
+        f"{name(deployment)} ({_gpus(deployment.gpus)}, {_money(cost)}) is the cheapest deployment "
         f"that meets both targets: TPOT {figures['tpot_ms']:g} ms of {plan.tpot_ms:g} ms, TTFT "
         f"p90 {figures['ttft_p90_ms']:,.0f} ms of {plan.ttft_p90_ms:,.0f} ms."
     )
@@ -96,7 +100,7 @@ def chosen_reason(
     if others and others[0].cost_per_hour(plan) is not None:
         runner = others[0]
         text += (
-            f" The next GPU type, {runner.gpu}, needs {runner.gpus} GPUs "
+            f" The next GPU type, {runner.gpu}, needs {_gpus(runner.gpus)} "
             f"({_money(runner.cost_per_hour(plan))})."
         )
     return text

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import SizingError
 from ..memory.capacity import weight_plan
 from ..model.spec import ModelSpec
 from ..time.serving import estimate_workload
@@ -69,6 +70,7 @@ class PlanResult:
 
 def plan(spec: ModelSpec, request: PlanRequest, model_ref: str | None = None) -> PlanResult:
     """The cheapest deployment of ``spec`` for the traffic and targets of ``request``."""
+    check_lengths(spec, request)
     search = Search(spec, request, request.max_gpus)
     results = search.run()
     shipped = weight_plan(spec).precision
@@ -110,6 +112,18 @@ def plan(spec: ModelSpec, request: PlanRequest, model_ref: str | None = None) ->
         compare,
         search.evaluated,
     )
+
+
+def check_lengths(spec: ModelSpec, request: PlanRequest) -> None:
+    """The longest sequence planned for (p90 prompt + p90 output) must be one the model takes."""
+    limit = spec.context_limit
+    if limit is not None and request.longest > limit:
+        name = "prompt_tokens_p90" if request.prompt_tokens_p90 else "prompt_tokens"
+        raise SizingError(
+            f"a prompt of {request.prompt_p90:,} and an output of {request.output_p90:,} tokens "
+            f"make {request.longest:,}, beyond {spec.name}'s context limit of {limit:,}",
+            field=name,
+        )
 
 
 def _unlimited(spec: ModelSpec, request: PlanRequest) -> Deployment | None:
