@@ -115,6 +115,8 @@ def test_bad_input_is_a_422_naming_the_field(sqlite_client: TestClient) -> None:
     assert error_fields(post(sqlite_client, missing)) == ["tpot_ms"]
     assert error_fields(post(sqlite_client, b"{not json")) == [""]
     assert error_fields(post(sqlite_client, b'{"requests_per_s": NaN}')) == [""]
+    too_long = {**BODY, "model": "gpt2", "prompt_tokens": 4000}
+    assert error_fields(post(sqlite_client, too_long)) == ["prompt_tokens"]
     both = {**BODY, "config": load_preset_config("llama-3.1-8b")}
     assert error_fields(post(sqlite_client, both)) == ["model"]
 
