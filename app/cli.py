@@ -1,4 +1,4 @@
-"""The `prefill` command: serve, worker, db upgrade, content check, check, size, users."""
+"""The `prefill` command: serve, worker, db upgrade, content check, check, size, plan, users."""
 
 from __future__ import annotations
 
@@ -185,8 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     from app.accounts.cli import register as register_users
     from app.sizing.terminal.cli import register as register_size
+    from app.sizing.terminal.plan_cli import register as register_plan
 
     register_size(commands)
+    register_plan(commands)
     register_users(commands)
     return parser
 

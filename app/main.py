@@ -44,8 +44,14 @@ from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import Renderer, make_environment
 
 STATIC_DIR = PROJECT_ROOT / "static"
-# What the compute pool's workers run: the sizing API's and the calculator's pasted configs.
-COMPUTE_MODULES = ("app.api.sizing_compute", "app.pages.calculator_view")
+# What the compute pool's workers run: the sizing and planner APIs' work, the calculator's
+# pasted configs.
+COMPUTE_MODULES = (
+    "app.api.sizing_compute",
+    "app.api.plan_compute",
+    "app.pages.calculator_view",
+    "app.pages.planner_compute",
+)
 TEMPLATE_DIR = PROJECT_ROOT / "templates"
 API_DESCRIPTION = """Prefill's JSON API: content (questions and concept cards, respecting access),
 and the KV-cache / GPU-memory sizing core. Sizes are integers in bytes; KiB/MiB/GiB are 1024-based."""
@@ -208,7 +214,7 @@ def load_site_content(
     (from a file signed with `secret_key`). `check_exercises` also runs each exercise's
     solutions against its tests (`prefill content check`).
     """
-    from app.content.figures import render_figure
+    from app.content.plan_figures import render_live_figure
     from app.pages.widgets import make_widget_renderer
 
     assets = AssetManifest(STATIC_DIR)
@@ -220,7 +226,7 @@ def load_site_content(
         cache = RenderCache(render_cache, version, key=secret_key)
     return load_content(
         content_dir,
-        figures=render_figure,
+        figures=render_live_figure,
         widgets=make_widget_renderer(environment),
         cache=cache,
         diagram_classes=stylesheet_classes((STATIC_DIR / "css" / "app.css").read_text()),

@@ -42,7 +42,7 @@ class InvalidInput(Exception):
         self.extra = extra or {}  # beside `detail` in the 422 (a refused family's index)
 
 
-def _error(loc: list[str], msg: str, kind: str) -> dict[str, Any]:
+def error_item(loc: list[str], msg: str, kind: str) -> dict[str, Any]:
     field = ".".join(loc[1:])
     text = f"{field}: {msg}" if field and not msg.startswith(f"{field}:") else msg
     return {"loc": loc, "msg": text[:500], "type": kind}
@@ -65,24 +65,24 @@ def parse_json_body(body: bytes) -> Any:
         return json.loads(body, parse_constant=_reject_constant, parse_float=_finite)
     except RecursionError:
         raise InvalidInput(
-            [_error(["body"], "the JSON is nested too deeply", "json_invalid")]
+            [error_item(["body"], "the JSON is nested too deeply", "json_invalid")]
         ) from None
     except (ValueError, UnicodeDecodeError) as error:
         reason = "a number is too long" if "int_max_str_digits" in str(error) else str(error)
         raise InvalidInput(
-            [_error(["body"], f"the body is not valid JSON: {reason}", "json_invalid")]
+            [error_item(["body"], f"the body is not valid JSON: {reason}", "json_invalid")]
         ) from None
 
 
 def validate_body(data: Any) -> SizingRequestBody:
     if not isinstance(data, dict):
-        raise InvalidInput([_error(["body"], "expected a JSON object", "model_type")])
+        raise InvalidInput([error_item(["body"], "expected a JSON object", "model_type")])
     try:
         body = SizingRequestBody.model_validate(data)
     except ValidationError as error:
         raise InvalidInput(
             [
-                _error(["body", *map(str, e["loc"])], e["msg"], e["type"])
+                error_item(["body", *map(str, e["loc"])], e["msg"], e["type"])
                 for e in error.errors(include_url=False, include_input=False)
             ]
         ) from None
@@ -90,7 +90,7 @@ def validate_body(data: Any) -> SizingRequestBody:
         both = "both were given" if body.model is not None else "neither was given"
         raise InvalidInput(
             [
-                _error(
+                error_item(
                     ["body", "model"],
                     "give either model (a preset id) or config (an inline config.json object), "
                     f"not both and not neither: {both}",
@@ -107,7 +107,7 @@ def sizing_error(error: SizingError, *, from_config: bool) -> InvalidInput:
         loc = ["body", "config", *(error.field.split(".") if error.field else [])]
     else:
         loc = ["body", error.field or "body"]
-    return InvalidInput([_error(loc, error.message, type(error).__name__)])
+    return InvalidInput([error_item(loc, error.message, type(error).__name__)])
 
 
 def checkpoint_index(body: SizingRequestBody) -> CheckpointIndex | None:
@@ -117,7 +117,7 @@ def checkpoint_index(body: SizingRequestBody) -> CheckpointIndex | None:
         return parse_checkpoint_index(body.index)
     except SizingError as error:
         loc = ["body", *(error.field or "index").split(".")]
-        raise InvalidInput([_error(loc, error.message, type(error).__name__)]) from None
+        raise InvalidInput([error_item(loc, error.message, type(error).__name__)]) from None
 
 
 def model_spec(body: SizingRequestBody, index: CheckpointIndex | None = None) -> ModelSpec:

@@ -70,6 +70,7 @@ STATIC_PAGES = frozenset(
         "/curriculum",
         "/calculator",
         "/calculator/accuracy",
+        "/planner",
         "/search",
         "/signup",
         "/login",

@@ -285,10 +285,10 @@ def load_content(
     cache = cache or RenderCache(None, "")
     diagrams = DiagramLibrary(root / "diagrams", diagram_classes)
     if figures is None or widgets is None:
-        from app.content.figures import render_figure, validate_widget
+        from app.content.plan_figures import render_live_figure, validate_block
 
-        figures = figures or render_figure
-        widgets = widgets or validate_widget
+        figures = figures or render_live_figure
+        widgets = widgets or validate_block
     collector = Collector(root)
     renderer = PageRenderer(figures, widgets, cache, diagrams)
     for path, message in diagrams.errors:

@@ -26,7 +26,8 @@ FIGURE_OPEN = "{{"
 FIGURE_CLOSE = "}}"
 WIDGET_FENCE = "sizing"
 DIAGRAM_FENCE = "diagram"
-_ARG = re.compile(r"^([a-z_]+)=(\S+)$")
+PLANNER_FENCE = "planner"  # the deployment planner's answer, rendered by the widget resolver
+_ARG = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+)$")
 
 
 class DirectiveError(ValueError):
@@ -143,10 +144,13 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
 def _render_block(kind: str, body: str, state: RenderEnv) -> str:
     """A ```sizing or ```diagram block: parse its `key: value` lines and hand it to its resolver
     (a sizing block takes the page's widget defaults for the keys it leaves out)."""
-    resolver, defaults = (
-        (state.widgets, state.widget_defaults) if kind == WIDGET_FENCE else (state.diagrams, {})
+    resolver, defaults = {
+        WIDGET_FENCE: (state.widgets, state.widget_defaults),
+        PLANNER_FENCE: (state.widgets, {}),
+    }.get(kind, (state.diagrams, {}))
+    what = {WIDGET_FENCE: "the sizing widget is", PLANNER_FENCE: "the planner is"}.get(
+        kind, "diagrams are"
     )
-    what = "the sizing widget is" if kind == WIDGET_FENCE else "diagrams are"
     try:
         block = parse_widget_block(body, kind)
         directive = Directive(block.name, {**defaults, **block.args}, block.source)
@@ -171,7 +175,7 @@ def make_markdown() -> MarkdownIt:
     def fence(self, tokens: list[Token], idx: int, options, env: dict) -> str:  # type: ignore[no-untyped-def]
         token = tokens[idx]
         kind = token.info.strip()
-        if kind not in (WIDGET_FENCE, DIAGRAM_FENCE):
+        if kind not in (WIDGET_FENCE, DIAGRAM_FENCE, PLANNER_FENCE):
             return default_fence(tokens, idx, options, env)
         return _render_block(kind, token.content, _state(env))
 

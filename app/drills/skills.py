@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from random import Random
 
-from . import capacity, gpu_count, memory, network, serving_time, weights
+from . import capacity, gpu_count, memory, network, planner, serving_time, weights
 from .common import IllPosed
 from .model import EXACT, EXACT_COUNT, EXACT_LIST, Drill, Skill
 
@@ -85,6 +85,14 @@ SKILLS: dict[str, Skill] = {
             "Time to first token from the prompt's FLOPs and the compute reached.",
             serving_time.PREFILL_TOLERANCE,
             serving_time.prefill_time,
+            "time",
+        ),
+        Skill(
+            "planner-gpus",
+            "GPUs for a traffic at latency targets",
+            "How many GPUs serve a request rate within TTFT and TPOT targets: the planner's count.",
+            planner.PLANNER_TOLERANCE,
+            planner.planner_gpus,
             "time",
         ),
         Skill(

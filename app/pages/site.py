@@ -17,6 +17,7 @@ from app.pages import (
     drill_sessions,
     drills,
     exercises,
+    planner,
     question_page,
 )
 from app.web import errors, health, seo
@@ -81,6 +82,7 @@ def install(app: FastAPI) -> None:
     from app.api import content as content_api
     from app.api import docs as api_docs
     from app.api import drills as drills_api
+    from app.api import plan as plan_api
     from app.api import sizing as sizing_api
     from app.discussion import moderation_routes, notify
     from app.discussion import routes as discussion_routes
@@ -132,11 +134,13 @@ def install(app: FastAPI) -> None:
         checks_api.router,
         api_docs.router,
         sizing_api.router,
+        plan_api.router,
         configs_api.router,
         drills_api.router,
         calculator_accuracy.router,
         calculator.router,
         drill_sessions.router,
+        planner.router,
         drills.router,
         exercises.router,
     )

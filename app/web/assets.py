@@ -56,6 +56,7 @@ STYLESHEET_BUNDLE = "css/site.css"
 STYLESHEET_SOURCES = (
     "css/app.css",
     "css/calculator.css",
+    "css/planner.css",
     "css/layout.css",
     "css/practice.css",
     "css/training.css",

@@ -30,6 +30,9 @@ T = TypeVar("T")
 # The worst config the sizing reader accepts costs well under 100 ms; two seconds only stops
 # what is broken (or a queue so long that an answer would come too late anyway).
 SIZING_TIME_LIMIT_SECONDS = 2.0
+# A deployment plan searches thousands of layouts: typically well under a second, bounded by the
+# search itself well inside this hard limit (app/sizing/plan/search.py).
+PLAN_TIME_LIMIT_SECONDS = 10.0
 
 
 class ComputeTimeout(Exception):
@@ -79,9 +82,12 @@ class ComputePool:
                 self._ready = [self._executor.submit(_nothing) for _ in range(self.workers)]
             return self._executor
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
+    async def run(
+        self, function: Callable[..., T], *args: Any, timeout_seconds: float | None = None
+    ) -> T:
         """`function(*args)` in a worker process (both must be picklable: `function` at module
-        level, best in a module named in `preload`)."""
+        level, best in a module named in `preload`), within `timeout_seconds` (default: the
+        pool's limit)."""
         pool = self._pool()
         try:
             for ready in list(self._ready):
@@ -91,7 +97,7 @@ class ComputePool:
             raise ComputeUnavailable from None
         future = asyncio.get_running_loop().run_in_executor(pool, function, *args)
         try:
-            return await asyncio.wait_for(future, self.timeout_seconds)
+            return await asyncio.wait_for(future, timeout_seconds or self.timeout_seconds)
         except TimeoutError:
             self._discard(pool)
             raise ComputeTimeout from None
@@ -114,9 +120,16 @@ class ComputePool:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-async def compute(pool: ComputePool | None, function: Callable[..., T], *args: Any) -> T:
+async def compute(
+    pool: ComputePool | None,
+    function: Callable[..., T],
+    *args: Any,
+    timeout_seconds: float | None = None,
+) -> T:
     """`function(*args)` in the pool's workers, or in a worker thread where no pool is set up
     (`PREFILL_SIZING_WORKERS=0`): the thread keeps the event loop free, not the interpreter."""
     if pool is None:
         return await run_in_threadpool(function, *args)
-    return await pool.run(function, *args)
+    if timeout_seconds is None:
+        return await pool.run(function, *args)
+    return await pool.run(function, *args, timeout_seconds=timeout_seconds)

@@ -26,7 +26,8 @@ from app.web.cookies import CSRF, CookiePolicy, cookie_policy
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
 # Stateless endpoints that change nothing and use no cookie authority are exempt (the sizing
-# API; the drills API, which grades and stores nothing; and the calculator's pasted-config POST:
+# API and the planner's; the drills API, which grades and stores nothing; and the calculator's
+# and the planner's pasted-config POSTs:
 # a visitor's calculator page then carries no per-visitor token and can be cached), and
 # one-click unsubscribe links, whose signed token is the authority (mail clients POST them
 # without a page).
@@ -35,9 +36,11 @@ CSRF_HEADER = "x-csrf-token"
 EXEMPT_PATHS = frozenset(
     {
         "/api/v1/sizing",
+        "/api/v1/plan",
         "/api/v1/configs",
         "/calculator",
         "/calculator/share",
+        "/planner",
         "/practice/answer-first",
         "/signup/with-attempt",
     }

@@ -33,7 +33,8 @@ def sitemap(request: Request, content: Content) -> Response:
         root = base_url(request)
         entries: list[tuple[str, date | None]] = [("/", None), ("/curriculum", None)]
         # The drills index only: a drill's own page is one of endless seeds (noindex).
-        entries += [("/calculator", None), ("/drills", None), ("/exercises", None)]
+        entries += [("/calculator", None), ("/planner", None), ("/drills", None)]
+        entries += [("/exercises", None)]
         entries += [(track.url, None) for track in content.tracks]
         entries += [(q.url, q.meta.updated) for q in content.questions]
         entries += [(c.url, c.meta.updated) for c in content.concepts]

@@ -14,6 +14,8 @@ from app.drills import MAX_SEED, SKILLS, generate, get_skill, grade, in_unit
 from app.drills.common import separated
 from app.drills.grading import CORRECT, WRONG, grade_value
 from app.sizing import SizingRequest, legal_tp_degrees, load_preset, size, tp_violation
+from app.sizing.plan.inputs import PlanRequest
+from app.sizing.plan.result import plan
 from app.sizing.time.collectives import ring_all_reduce_seconds
 from app.sizing.time.training import training_seconds
 
@@ -47,6 +49,17 @@ def core_answers(drill) -> set:  # type: ignore[no-untyped-def, type-arg]
                 i["gpus"],
             )
         }
+    if drill.skill == "planner-gpus":  # the planner's own count for the question shown
+        request = PlanRequest(
+            i["requests_per_s"],
+            i["prompt_tokens"],
+            i["output_tokens"],
+            i["ttft_p90_ms"],
+            i["tpot_ms"],
+            gpu_types=(i["gpu"],),
+        )
+        best = plan(load_preset(drill.model), request).best
+        return {Fraction(best["gpus"])} if best else set()
     spec = load_preset(drill.model)
     if drill.skill == "decode-step":
         r = size(

@@ -170,6 +170,15 @@ def solve(drill) -> Any:  # type: ignore[no-untyped-def]
         flops = 6 * i["params_active"] * i["tokens"]
         rate = Fraction(str(i["mfu"])) * i["peak_bf16_flops_per_gpu"] * i["gpus"]
         return Fraction(flops) / rate
+    if skill == "planner-gpus":  # replicas = ⌈rate ÷ what one serves within the targets⌉
+        total = 0
+        for role in ("aggregated", "prefill", "decode"):
+            if f"{role}_gpus_per_replica" in i:
+                share = Fraction(i["requests_per_s"]) / Fraction(
+                    str(i[f"{role}_requests_per_s_within_targets"])
+                )
+                total += math.ceil(share) * i[f"{role}_gpus_per_replica"]
+        return Fraction(total)
     raise AssertionError(f"no solver for {skill}")
 
 

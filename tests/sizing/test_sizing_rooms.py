@@ -25,6 +25,7 @@ ROOMS = [
     "time",
     "answer",
     "accuracy",
+    "plan",
     "terminal",
 ]
 BASE = {"app.sizing.errors", "app.sizing.units"}

@@ -70,6 +70,9 @@ class SteadyState:
     chunk: int  # prompt tokens per chunk
     chunks: int  # chunks per prompt
     output_tokens: int  # per request
+    # Prompt tokens per second when every step is full of prompt chunks beside the decodes:
+    # the rate the prefill budget drains a queue of prompts at (the planner's queueing model).
+    prefill_capacity: float = 0.0
 
     @property
     def output_tokens_per_s(self) -> float:
@@ -155,6 +158,7 @@ def solve(
         chunk=chunk,
         chunks=chunks,
         output_tokens=load.output_tokens,
+        prefill_capacity=capacity,
     )
 
 
