@@ -75,7 +75,8 @@ class NumberOut(BaseModel):
         description="The id of the key figure it was matched to; null if none."
     )
     verdict: Verdict | None = Field(
-        description="Graded as the drills grade: `correct`, `close` or `wrong`; null if not compared."
+        description="Graded as the drills grade: `correct`, `close` or `wrong`; null if not graded "
+        "(the `message` says why)."
     )
     mistake: MistakeOut | None = Field(description="The classic mistake the number equals, if any.")
     message: str = Field(description="One sentence, with the attempt's own number in it.")

@@ -28,12 +28,13 @@ from .match import ANSWER, GIVEN, NEAR, STATED, Candidate, match_numbers, tolera
 from .scan import FoundNumber, find_givens, find_numbers
 from .show import show_figure, show_value
 
+_FACTOR = {2: "two", 3: "three", 4: "four"}.get(NEAR, str(NEAR))
 READS_NUMBERS_ONLY = (
     "This reads the numbers in your attempt, with their units, and nothing else: it does not "
     "judge your reasoning or your words. A number is graded against a key figure only when it "
     "is plausibly an attempt at it: the same kind (a count of sequences is never a count of "
     "tokens), and correct, a classic mistake, close, or the nearest figure within a factor of "
-    f"{NEAR}; numbers the question itself gives are not graded. The rubric does the rest."
+    f"{_FACTOR}; numbers the question itself gives are not graded. The rubric does the rest."
 )
 
 __all__ = [

@@ -46,7 +46,7 @@ LOCKED = "locked"  # teaser and sign-up (visitors, account-only answers)
 
 @dataclass(frozen=True)
 class NumberLine:
-    kind: str  # correct | close | wrong | other (not compared)
+    kind: str  # correct | close | wrong | other (not graded: the line says why)
     mark: str
     word: str  # the verdict in words, for screen readers
     text: str
@@ -56,7 +56,7 @@ _MARKS = {
     "correct": ("✓", "Correct"),
     "close": ("≈", "Close"),
     "wrong": ("✗", "Wrong"),
-    "other": ("·", "Not compared"),
+    "other": ("·", "Not graded"),
 }
 
 

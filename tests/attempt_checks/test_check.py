@@ -179,3 +179,35 @@ def test_every_key_figures_mistakes_can_be_sized(content_store: ContentStore) ->
     finally:
         question.practice.checks.pop()
     assert problem.field == "checks.broken" and "cannot be sized" in problem.message
+
+
+def test_a_figure_whose_own_value_does_not_read_back_is_a_content_error(
+    content_store: ContentStore,
+) -> None:
+    """The content check writes every figure as the page shows it and reads it back: a figure
+    an attempt could never state correctly is refused before it reaches a page."""
+    from app.attempt_checks.check import key_figure_problems
+
+    nothing_counted = KeyFigure(
+        "bare", "A count of nothing said", COUNT, None, Fraction(8), None, None
+    )
+    shown_per_token = KeyFigure(
+        "per-token",
+        "Bytes per token",
+        BYTES,
+        "token",
+        Fraction(16 * 1024),
+        Fraction(0),
+        "KiB/token",
+    )
+    question = content_store.question_by_slug[FLAGSHIP]
+    checks = question.practice.checks
+    question.practice.checks = [nothing_counted, shown_per_token]
+    try:
+        (problem,) = key_figure_problems([question])
+    finally:
+        question.practice.checks = checks
+    assert problem.field == "checks.bare"
+    assert "its own value as the page shows it (“8”) is not read as an attempt at it" in (
+        problem.message
+    )
