@@ -15,9 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.accounts.access import can_read_answer
 from app.accounts.deps import CurrentViewer
-from app.attempt_checks import READS_NUMBERS_ONLY, NumberCheck, check_numbers, describe, show_figure
-from app.attempt_checks.check import show_value
-from app.content.practice import KeyFigure
+from app.attempt_checks import (
+    READS_NUMBERS_ONLY,
+    NumberCheck,
+    check_question,
+    describe,
+    show_figure,
+    show_number,
+)
+from app.content.key_figures import KeyFigure
 from app.db.session import DbSession
 from app.practice.service import ATTEMPT_MAX
 from app.web.body_limit import KIB, capped_body_route
@@ -60,13 +66,17 @@ class MistakeOut(BaseModel):
 class NumberOut(BaseModel):
     text: str = Field(description="The number and its unit as the attempt wrote them.")
     kind: Literal["bytes", "seconds", "count", "rate"]
-    value: float = Field(description="What it was read as, in the kind's base unit.")
+    value: float = Field(
+        description="What it was read as, in the kind's base unit (for a K or M on a count of "
+        "tokens, the reading graded: 1,000- or 1,024-based)."
+    )
     shown: str
     figure: str | None = Field(
         description="The id of the key figure it was matched to; null if none."
     )
     verdict: Verdict | None = Field(
-        description="Graded as the drills grade: `correct`, `close` or `wrong`; null if not compared."
+        description="Graded as the drills grade: `correct`, `close` or `wrong`; null if not graded "
+        "(the `message` says why)."
     )
     mistake: MistakeOut | None = Field(description="The classic mistake the number equals, if any.")
     message: str = Field(description="One sentence, with the attempt's own number in it.")
@@ -99,8 +109,8 @@ def _number(number: NumberCheck) -> dict[str, object]:
     return {
         "text": found.text,
         "kind": found.dimension,
-        "value": float(found.value),
-        "shown": show_value(found.value, found.dimension),
+        "value": float(number.read_as),
+        "shown": show_number(number),
         "figure": number.figure.id if number.figure else None,
         "verdict": number.verdict,
         "mistake": None
@@ -134,10 +144,15 @@ def check_attempt(
     response: Response,
 ) -> Any:
     """Check the numbers of an attempt at one question: each number-with-unit is read with the
-    drills' unit parser, matched to a key figure of the same kind by its correct value or by one
-    of its classic-mistake values (an exact mistake match wins over a merely nearer correct
-    value), and graded as the drills grade, naming the mistake. Key figures the attempt never
-    states are listed. It reads numbers only: nothing here judges the words."""
+    drills' unit parser, matched to a key figure of the same kind (a count of the same thing:
+    sequences are never tokens) by its correct value or by one of its classic-mistake values (an
+    exact mistake match wins over a merely nearer correct value), and graded as the drills
+    grade, naming the mistake. A number is graded against a figure only when it is plausibly an
+    attempt at it: correct, a classic mistake, close, or the nearest figure within a factor of
+    two with no better attempt at it; numbers the question itself gives, contrasts with a figure
+    the attempt states correctly and other steps of the worked answer are not graded, and their
+    `message` says why. Key figures the attempt never states are listed. It reads numbers only:
+    nothing here judges the words."""
     question = content.question_by_slug.get(content.question_aliases.get(slug, slug))
     if question is None:
         raise HTTPException(404, detail=f"No question with slug {slug!r}.")
@@ -150,7 +165,7 @@ def check_attempt(
         return limited
     response.headers["cache-control"] = "private, no-store"
     figures = question.practice.checks or []
-    report = check_numbers(body.text, figures)
+    report = check_question(question, body.text)
     note = None
     if not figures:
         note = question.practice.checks_note or "This question has no key figures yet."

@@ -7,8 +7,10 @@ from .check import (
     AttemptCheck,
     NumberCheck,
     check_numbers,
+    check_question,
     describe,
     show_figure,
+    show_number,
 )
 
 __all__ = [
@@ -16,6 +18,8 @@ __all__ = [
     "AttemptCheck",
     "NumberCheck",
     "check_numbers",
+    "check_question",
     "describe",
     "show_figure",
+    "show_number",
 ]

@@ -2,55 +2,79 @@
 question and graded exactly as the drills grade (correct, close, wrong, with the classic mistake
 named when the number is one), and the key figures the attempt never states.
 
-It reads numbers only. Nothing here judges the words around them.
-
-Matching a number to a figure of the same kind (bytes, seconds, a count, tokens/s; a size per
-token only to a per-token figure): a figure it is correct for first; then a figure one of whose
-classic mistakes it equals (so "160 KiB per token" is Llama 3.1 70B's missing V, never a near
-miss of some other figure); then a figure it is close to; then the nearest figure within a
-factor of two, graded wrong. Further away, the number is listed as not compared.
+It reads numbers only. Nothing here judges the words around them. Which figure a number is
+graded against, if any, is the rule in `match.py`: same kind and noun, plausibly an attempt at
+it (correct, a classic mistake, close, or the nearest figure within a factor of two), not a
+number the question itself states, not a contrast with a figure the attempt already has right.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 from app.content.collector import ContentError
 from app.content.figures import request_from_args
+from app.content.key_figures import KeyFigure, live_figures
 from app.content.models import Question
-from app.content.practice import KeyFigure
+from app.drills.count_nouns import CORE_NOUNS
 from app.drills.figure_mistakes import mistakes_for
-from app.drills.grading import CLOSE, CORRECT, WRONG, grade_against
-from app.drills.model import EXACT, EXACT_COUNT, Mistake, Tolerance
-from app.drills.units import BYTES, COUNT, RATE, SECONDS, parse_bytes
+from app.drills.grading import CLOSE, CORRECT
+from app.drills.model import Mistake
+from app.drills.units import COUNT
 from app.sizing import SizingError
-from app.sizing.units import fmt_bytes
 
-from .scan import FoundNumber, find_numbers
+from .match import ANSWER, GIVEN, NEAR, STATED, Candidate, match_numbers, tolerance_of
+from .scan import FoundNumber, find_givens, find_numbers
+from .show import show_figure, show_value
 
+_FACTOR = {2: "two", 3: "three", 4: "four"}.get(NEAR, str(NEAR))
 READS_NUMBERS_ONLY = (
     "This reads the numbers in your attempt, with their units, and nothing else: it does not "
-    "judge your reasoning or your words. The rubric does that."
+    "judge your reasoning or your words. A number is graded against a key figure only when it "
+    "is plausibly an attempt at it: the same kind (a count of sequences is never a count of "
+    "tokens), and correct, a classic mistake, close, or the nearest figure within a factor of "
+    f"{_FACTOR}; numbers the question itself gives are not graded. The rubric does the rest."
 )
-NEAR = 2  # a number within this factor of a figure (and no closer match) is graded against it
-MIN_ROUNDED_DIGITS = 2  # "10 GiB" for 10.0 GiB is right; "2 GiB" for 2.4 GiB is not
+
+__all__ = [
+    "NEAR",
+    "READS_NUMBERS_ONLY",
+    "AttemptCheck",
+    "NumberCheck",
+    "check_numbers",
+    "check_question",
+    "describe",
+    "figure_mistakes",
+    "key_figure_problems",
+    "show_figure",
+    "show_value",
+    "tolerance_of",
+]
 
 
 @dataclass(frozen=True)
 class NumberCheck:
-    """One number of the attempt: the figure it was matched to (None: not compared), the
-    verdict and the classic mistake it equals, if any."""
+    """One number of the attempt: the figure it was graded against (None: not graded), the
+    verdict, the classic mistake it equals if any, and why it was set aside if it was."""
 
     found: FoundNumber
     figure: KeyFigure | None
-    verdict: str | None  # correct | close | wrong; None when not compared
+    verdict: str | None  # correct | close | wrong; None when not graded
     mistake: Mistake | None
+    value: Fraction | None = None  # the reading graded; None: the first
+    # Why it was set aside: GIVEN (the question states it), STATED (the attempt has the figure
+    # right elsewhere), ANSWER (the worked answer gives it, for another step).
+    aside: str | None = None
+    near: Candidate | None = None  # the figure it would otherwise have been graded against
 
     @property
     def text(self) -> str:
         return self.found.text
+
+    @property
+    def read_as(self) -> Fraction:
+        return self.found.value if self.value is None else self.value
 
 
 @dataclass(frozen=True)
@@ -66,14 +90,6 @@ class AttemptCheck:
     @property
     def uncompared(self) -> list[NumberCheck]:
         return [n for n in self.numbers if n.figure is None]
-
-
-def tolerance_of(figure: KeyFigure) -> Tolerance:
-    """How the drills would grade this figure: within a stated band (close at twice it, a
-    mistake matched within the band, as the drills' ``band``), else exactly."""
-    if figure.tolerance:
-        return Tolerance(False, figure.tolerance, 2 * figure.tolerance, figure.tolerance)
-    return EXACT_COUNT if figure.dimension == COUNT else EXACT
 
 
 def figure_mistakes(figure: KeyFigure) -> list[Mistake]:
@@ -95,130 +111,96 @@ def figure_mistakes(figure: KeyFigure) -> list[Mistake]:
     )
 
 
-def _rounds_to(found: FoundNumber, expected: Fraction) -> bool:
-    """Written to fewer significant digits, the figure rounds to what the attempt wrote."""
-    if found.digits < MIN_ROUNDED_DIGITS:
-        return False
-    written = found.value / found.unit_value
-    exact = expected / found.unit_value
-    if exact <= 0:
-        return False
-    exponent = math.floor(math.log10(float(exact))) - found.digits + 1
-    step = Fraction(10) ** exponent
-    rounded = Fraction(round(exact / step)) * step
-    return rounded == written
+def _read_here(found: FoundNumber, figures: list[KeyFigure]) -> bool:
+    """Counts of tokens, sequences and GPUs are read in every attempt; of anything else (layers,
+    experts, warps, …) only where a key figure counts it."""
+    if found.dimension != COUNT or found.noun is None or found.noun in CORE_NOUNS:
+        return True
+    return any(found.noun in figure.count_of for figure in figures)
 
 
-def _same_kind(found: FoundNumber, figure: KeyFigure) -> bool:
-    if found.dimension != figure.dimension:
-        return False
-    return found.per is None or figure.per is None or found.per == figure.per
-
-
-_RANK = {CORRECT: 0, "mistake": 1, CLOSE: 2, WRONG: 3}
-
-
-def _grade(
-    found: FoundNumber, figure: KeyFigure, mistakes: list[Mistake]
-) -> tuple[int, float, NumberCheck] | None:
-    tolerance = tolerance_of(figure)
-    if tolerance.exact and _rounds_to(found, figure.value):
-        return _RANK[CORRECT], 0.0, NumberCheck(found, figure, CORRECT, None)
-    verdict = grade_against(figure.value, mistakes, tolerance, found.value)
-    distance = (
-        abs(math.log(float(found.value) / float(figure.value))) if found.value > 0 else math.inf
-    )
-    if verdict.mistake is not None and mistakes:
-        mistake_value = verdict.mistake.value
-        assert not isinstance(mistake_value, tuple)
-        rank = _RANK["mistake"]
-        distance = (
-            abs(math.log(float(found.value) / float(mistake_value))) if mistake_value > 0 else 0
-        )
-    else:
-        rank = _RANK[verdict.verdict]
-    if rank == _RANK[WRONG] and distance > math.log(NEAR):
-        return None
-    return rank, distance, NumberCheck(found, figure, verdict.verdict, verdict.mistake)
-
-
-def check_numbers(text: str, figures: list[KeyFigure]) -> AttemptCheck:
-    """Read every number-with-unit in ``text`` and match each to one of ``figures``."""
+def check_numbers(
+    text: str,
+    figures: list[KeyFigure],
+    prompt: str = "",
+    answer: list[FoundNumber] | None = None,
+) -> AttemptCheck:
+    """Read every number-with-unit in ``text`` and match each to one of ``figures``. Numbers
+    that ``prompt`` states (the question's title and lede, the figures' labels) are the
+    scenario's and not graded; a number ``answer`` (the worked answer) also gives is not graded
+    close or wrong against a figure (it is another step of the same reasoning)."""
     mistakes = {figure.id: figure_mistakes(figure) for figure in figures}
-    numbers: list[NumberCheck] = []
-    for found in find_numbers(text):
-        graded = [
-            result
-            for figure in figures
-            if _same_kind(found, figure)
-            and (result := _grade(found, figure, mistakes[figure.id])) is not None
-        ]
-        if graded:
-            numbers.append(min(graded, key=lambda g: (g[0], g[1]))[2])
+    found = [n for n in find_numbers(text) if _read_here(n, figures)]
+    labels = "\n".join(figure.label for figure in figures)
+    givens = find_givens(f"{prompt}\n{labels}")
+    numbers = []
+    for match in match_numbers(found, figures, mistakes, givens, answer or []):
+        chosen = match.chosen
+        if chosen is None:
+            numbers.append(
+                NumberCheck(match.found, None, None, None, None, match.aside, match.near)
+            )
         else:
-            numbers.append(NumberCheck(found, None, None, None))
+            numbers.append(
+                NumberCheck(
+                    match.found, chosen.figure, chosen.verdict, chosen.mistake, chosen.value
+                )
+            )
     stated = {n.figure.id for n in numbers if n.figure is not None}
     return AttemptCheck(numbers, [f for f in figures if f.id not in stated], figures)
 
 
-def show_figure(figure: KeyFigure) -> str:
-    """The key figure as a reader would write it: "320 KiB", "10 GiB", "85", "25.1 ms"."""
-    return show_value(figure.value, figure.dimension, figure.unit)
+def question_prompt(question: Question) -> str:
+    """What the question itself gives: its title and lede."""
+    return f"{question.title}\n{question.lede_text}"
 
 
-def show_value(value: Fraction, dimension: str, unit: str | None = None) -> str:
-    if dimension == BYTES:
-        whole = round(value)
-        if unit:
-            scaled = value / parse_bytes(f"1 {unit}")
-            return f"{_number(scaled)} {unit}"
-        return fmt_bytes(whole, 2) if whole >= 1024 else f"{whole:,} B"
-    if dimension == SECONDS:
-        return _duration(value, unit)
-    if dimension == RATE:
-        return f"{_number(value)} tokens/s"
-    return _number(value)
+def check_question(question: Question, text: str) -> AttemptCheck:
+    """The numbers check of an attempt at ``question``: its prompt's givens set aside, and the
+    other numbers of its worked answer not graded as misses."""
+    figures = question.practice.checks or []
+    return check_numbers(text, figures, question_prompt(question), answer_numbers(question))
 
 
-# A time shown in the unit a reader would say it in: 41 µs, 7.25 ms, 1.35 s, 22.5 min, 3.5 h.
-_DURATIONS = (
-    ("µs", Fraction(1, 10**6)),
-    ("ms", Fraction(1, 1000)),
-    ("s", Fraction(1)),
-    ("min", Fraction(60)),
-    ("h", Fraction(3600)),
-)
-
-
-def _duration(value: Fraction, unit: str | None) -> str:
-    """A time in the key figure's own unit when it names one, else the largest unit in which it
-    is at least 1 (seconds up to ten minutes)."""
-    named = {"us": "µs", "μs": "µs", "mins": "min", "hr": "h", "hrs": "h"}.get(unit or "", unit)
-    for name, size in _DURATIONS:
-        if name == named:
-            return f"{_number(value / size)} {name}"
-    if value < Fraction(1, 1000):
-        return f"{_number(value * 10**6)} µs"
-    if value < 10:
-        return f"{_number(value * 1000)} ms"
-    if value < 600:
-        return f"{_number(value)} s"
-    if value < 3 * 3600:
-        return f"{_number(value / 60)} min"
-    return f"{_number(value / 3600)} h"
-
-
-def _number(value: Fraction) -> str:
-    if value.denominator == 1:
-        return f"{int(value):,}"
-    number = float(value)
-    return f"{number:,.2f}".rstrip("0").rstrip(".") if abs(number) < 1000 else f"{number:,.0f}"
+def answer_numbers(question: Question) -> list[FoundNumber]:
+    """The numbers the worked answer states: in its prose, and its live figures (exact, with
+    what each counts), so "47 sessions" matches a table cell that shows a bare 47."""
+    stated = find_givens(question.answer_text)
+    for dimension, per, value, nouns in live_figures(question.answer_html):
+        for noun in nouns or (None,):
+            stated.append(
+                FoundNumber(str(value), 0, 0, dimension, per, 40, ((value, Fraction(1)),), noun)
+            )
+    return stated
 
 
 def describe(check: NumberCheck) -> str:
     """One sentence on one number, with the attempt's own number in it."""
+    if check.aside == GIVEN:
+        return f"“{check.text}” is given in the question itself, so it is not graded."
+    if check.aside == STATED and check.near is not None:
+        figure = check.near.figure
+        also = (
+            f" It equals a classic mistake, {check.near.mistake.name}: read as a contrast."
+            if check.near.mistake is not None
+            else ""
+        )
+        return (
+            f"“{check.text}” is not graded against {figure.label}: your attempt states that "
+            f"figure correctly ({show_figure(figure)}) elsewhere.{also}"
+        )
+    if check.aside == ANSWER and check.near is not None:
+        return (
+            f"“{check.text}” is not graded against {check.near.figure.label}: the worked answer "
+            "gives the same number, for another step of the reasoning."
+        )
     if check.figure is None:
-        return f"“{check.text}” was not compared: no key figure of this kind is near it."
+        kind = (
+            f"no key figure that counts {check.found.noun} is near it"
+            if check.found.noun
+            else "no key figure of this kind is near it"
+        )
+        return f"“{check.text}” was not compared: {kind}."
     label = check.figure.label
     if check.verdict == CORRECT:
         return f"“{check.text}” is right for {label}."
@@ -236,19 +218,39 @@ def describe(check: NumberCheck) -> str:
 
 
 def key_figure_problems(questions: list[Question]) -> list[ContentError]:
-    """Each key figure's classic mistakes, asked of the drills once: a setup the mistake
-    machinery cannot size is a content error for `prefill content check`, not a failing page."""
+    """What `prefill content check` asks of every key figure beyond its front matter: the drills
+    can size its classic mistakes, and its own value, written as the page shows it, reads back
+    and is graded correct (so no figure can break a page, and every figure can be stated)."""
     problems = []
     for question in questions:
         for figure in question.practice.checks or []:
+            where = f"checks.{figure.id}"
             try:
                 figure_mistakes(figure)
             except (SizingError, ValueError, ArithmeticError) as error:
                 problems.append(
                     ContentError(
-                        str(question.path),
-                        f"its classic mistakes cannot be sized: {error}",
-                        f"checks.{figure.id}",
+                        str(question.path), f"its classic mistakes cannot be sized: {error}", where
                     )
                 )
+                continue
+            problem = _round_trip_problem(figure)
+            if problem:
+                problems.append(ContentError(str(question.path), problem, where))
     return problems
+
+
+def _round_trip_problem(figure: KeyFigure) -> str | None:
+    shown = show_figure(figure)
+    report = check_numbers(f"My answer is {shown}.", [figure])
+    graded = [n for n in report.numbers if n.figure is not None]
+    if not graded:
+        return f"its own value as the page shows it (“{shown}”) is not read as an attempt at it"
+    if graded[0].verdict != CORRECT:
+        return f"its own value as the page shows it (“{shown}”) is graded {graded[0].verdict}"
+    return None
+
+
+# The API shows what each number was read as.
+def show_number(check: NumberCheck) -> str:
+    return show_value(check.read_as, check.found.dimension, None, check.found.noun)

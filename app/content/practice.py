@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,20 +26,9 @@ from app.content.figures import (
     REQUEST_STR_ARGS,
     size_value,
 )
+from app.content.key_figures import KeyFigure, load_key_figure
 from app.content.markdown import DirectiveError
-from app.content.practice_schema import FollowUpSpec, KeyFigureSpec
-from app.drills.units import (
-    BYTES,
-    COUNT,
-    RATE,
-    SECONDS,
-    AnswerError,
-    dimension_of_unit,
-    parse_bytes,
-    parse_count,
-    parse_rate,
-    parse_seconds,
-)
+from app.content.practice_schema import FollowUpSpec
 
 if TYPE_CHECKING:
     from app.content.collector import Collector
@@ -67,49 +55,8 @@ KNOB_KEYS = (
     | REQUEST_STR_ARGS
     | frozenset(REQUEST_BYTES_ARGS)
 )
-# Count-valued sizing fields (the rest are bytes, times in ms, or rates).
-COUNT_FIELDS = frozenset(
-    {
-        "kv_capacity_tokens",
-        "max_concurrency",
-        "sequences_per_replica",
-        "max_context",
-        "context_limit",
-        "min_gpus",
-        "tp",
-        "replicas",
-        "batch",
-        "ridge_batch",
-        "max_batch",
-        "max_window",
-    }
-)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_FIGURE_VALUE = re.compile(r'<data class="figure" value="([^"]*)"')
 _LONG_WORD = re.compile(r"[a-z][a-z0-9-]{3,}")
-
-
-@dataclass(frozen=True)
-class KeyFigure:
-    """A figure an attempt's numbers are matched against, in the dimension's base unit (bytes,
-    seconds, a count, tokens per second), exact."""
-
-    id: str
-    label: str
-    dimension: str
-    per: str | None  # "token" / "sequence": what a bytes figure is per, when it says
-    value: Fraction
-    tolerance: Fraction | None  # relative band counted correct; None = graded exactly
-    unit: str | None  # how to show it (a size check's optional display unit)
-    size: dict[str, str] = field(default_factory=dict)  # a live figure's arguments, else {}
-
-    @property
-    def model(self) -> str | None:
-        return self.size.get("model")
-
-    @property
-    def field(self) -> str | None:
-        return self.size.get("field")
 
 
 @dataclass(frozen=True)
@@ -132,125 +79,8 @@ class Practice:
     follow_ups: list[FollowUp] = field(default_factory=list)
 
 
-def figure_kind(field_name: str) -> tuple[str, str | None] | None:
-    """(dimension, per) of a sizing field an attempt's numbers can be read against."""
-    leaf = field_name.rsplit(".", 1)[-1]
-    if leaf.endswith("_ms"):
-        return SECONDS, None
-    if leaf.startswith("tokens_per_s"):
-        return RATE, None
-    if "bytes" in leaf and not leaf.endswith("_per_s"):
-        per = "token" if "per_token" in leaf else "sequence" if "per_sequence" in leaf else None
-        return BYTES, per
-    if leaf in COUNT_FIELDS or leaf.startswith("params_"):
-        return COUNT, None
-    return None
-
-
 def _words(text: str) -> int:
     return len(text.split())
-
-
-def _parse_worked(value: float, unit: str) -> tuple[str, str | None, Fraction]:
-    """A worked value in its unit → (dimension, per, exact value in the base unit)."""
-    dimension = dimension_of_unit(unit)
-    text = f"{value} {unit}"
-    per = "token" if re.search(r"(/|\bper\s)\s*tok", unit) else None
-    if dimension == BYTES:
-        return BYTES, per, parse_bytes(text, per)
-    if dimension == SECONDS:
-        return SECONDS, None, parse_seconds(text, unit)
-    if dimension == RATE:
-        return RATE, None, parse_rate(text)
-    if dimension == COUNT:
-        return COUNT, None, parse_count(str(value))
-    raise AnswerError(
-        f"unit {unit!r} is not one an attempt can be read in (B, KiB, GiB, GB, ms, s, tokens/s, "
-        "count …)"
-    )
-
-
-def _answer_figures(answer_html: str) -> list[Fraction]:
-    out = []
-    for raw in _FIGURE_VALUE.findall(answer_html):
-        try:
-            out.append(Fraction(raw))
-        except ValueError:
-            continue
-    return out
-
-
-def _answer_numbers(answer_text: str) -> list[Fraction]:
-    """The numbers the answer states; a dotted run such as a version (v0.21.0) is not one."""
-    out = []
-    for token in _NUMBER.findall(answer_text):
-        try:
-            out.append(Fraction(token.replace(",", "")))
-        except ValueError:
-            continue
-    return out
-
-
-def _close(a: Fraction, b: Fraction) -> bool:
-    return a == b or (b != 0 and abs(a - b) / abs(b) < Fraction(1, 10**9))
-
-
-def _key_figure(
-    spec: KeyFigureSpec, answer_html: str, answer_text: str
-) -> tuple[KeyFigure | None, list[str]]:
-    """The loaded figure, or the problems that stop it loading."""
-    tolerance = spec.tolerance_fraction
-    band = Fraction(str(tolerance)) if tolerance else None
-    if spec.size is not None:
-        args = spec.size_args()
-        try:
-            sized = size_value(args)
-        except DirectiveError as error:
-            return None, [str(error)]
-        kind = figure_kind(sized.field)
-        if kind is None:
-            return None, [
-                f"{sized.field} is not a figure an attempt's numbers can be read against "
-                "(bytes, a time in ms, a count or tokens/s)"
-            ]
-        if sized.value is None:
-            return None, [f"{sized.field} has no value for this setup (unbounded)"]
-        if sized.estimate and spec.tolerance is None:
-            return None, [f"{sized.field} is an estimate: give it a tolerance (e.g. 25%)"]
-        if spec.unit is not None and dimension_of_unit(spec.unit) != kind[0]:
-            return None, [f"unit {spec.unit!r} does not measure {sized.field}"]
-        dimension, per = kind
-        value = Fraction(str(sized.value))
-        if dimension == SECONDS:
-            value /= 1000  # the core's times are in ms
-        stated = any(
-            _close(figure, Fraction(str(sized.value))) for figure in _answer_figures(answer_html)
-        )
-        problems = (
-            []
-            if stated
-            else [
-                f"the answer states no live figure equal to this one ({sized.value}); a key figure "
-                "must be one the worked answer states"
-            ]
-        )
-        return KeyFigure(
-            spec.id, spec.label, dimension, per, value, band, spec.unit, args
-        ), problems
-    assert spec.value is not None and spec.unit is not None
-    try:
-        dimension, per, value = _parse_worked(spec.value, spec.unit)
-    except AnswerError as error:
-        return None, [error.message]
-    stated = any(_close(n, Fraction(str(spec.value))) for n in _answer_numbers(answer_text))
-    problems = (
-        []
-        if stated
-        else [
-            f"the answer never states {spec.value:g}; a key figure must be one the worked answer states"
-        ]
-    )
-    return KeyFigure(spec.id, spec.label, dimension, per, value, band, spec.unit), problems
 
 
 def _knob_problems(knob: dict[str, str], base: dict[str, str]) -> list[str]:
@@ -298,7 +128,7 @@ def load_practice(
     if meta.checks is not None:
         practice.checks = []
         for index, spec in enumerate(meta.checks):
-            figure, problems = _key_figure(spec, answer_html, answer_text)
+            figure, problems = load_key_figure(spec, answer_html, answer_text)
             for problem in problems:
                 collector.add(path, problem, f"checks.{index}.{spec.id}")
             if figure is not None and not problems:

@@ -12,6 +12,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from app.content.schema_types import Slug, Strict
+from app.drills.count_nouns import NounError, canonical_noun
 
 HINTS = (2, 3)
 FOLLOW_UPS = (2, 3)
@@ -31,6 +32,23 @@ class KeyFigureSpec(Strict):
     value: float | None = Field(None, gt=0)
     unit: str | None = Field(None, min_length=1, max_length=20)
     tolerance: str | None = None
+    # What a count counts (tokens, sequences, GPUs, experts, …), when neither the sizing field
+    # nor the unit says: a number of another noun is never graded against it. A list where two
+    # nouns are the same number (a decode step's sequences are its tokens).
+    count_of: str | list[str] | None = None
+
+    @field_validator("count_of")
+    @classmethod
+    def _known_nouns(cls, count_of: str | list[str] | None) -> list[str] | None:
+        if count_of is None:
+            return None
+        names = [count_of] if isinstance(count_of, str) else count_of
+        if not names:
+            raise ValueError("`count_of` names at least one noun")
+        try:
+            return list(dict.fromkeys(canonical_noun(name) for name in names))
+        except NounError as error:
+            raise ValueError(str(error)) from None
 
     @field_validator("label")
     @classmethod
@@ -68,6 +86,10 @@ class KeyFigureSpec(Strict):
                     "put a display unit in the check's own `unit`)"
                 )
         return self
+
+    @property
+    def nouns(self) -> tuple[str, ...]:
+        return tuple(self.count_of or ())
 
     @property
     def tolerance_fraction(self) -> float | None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from .count_nouns import NounError, read_count_unit
+
 BYTES = "bytes"
 SECONDS = "seconds"
 COUNT = "count"
@@ -66,6 +68,8 @@ _COUNT_MULTIPLIERS: dict[str, int] = {
     "thousand": 10**3,
     "m": 10**6,
     "million": 10**6,
+    "billion": 10**9,
+    "trillion": 10**12,
 }
 _COUNT_WORDS = frozenset(
     {
@@ -85,7 +89,15 @@ _COUNT_WORDS = frozenset(
         "x",
     }
 )
-_PER = {"token": "token", "tok": "token", "sequence": "sequence", "seq": "sequence", "gpu": "gpu"}
+_PER = {
+    "token": "token",
+    "tok": "token",
+    "sequence": "sequence",
+    "seq": "sequence",
+    "session": "sequence",
+    "request": "sequence",
+    "gpu": "gpu",
+}
 
 _NUMBER = re.compile(
     r"""^(?P<int>\d{1,3}(?:,\d{3})+|\d+)?(?:\.(?P<frac>\d+))?(?:[eE](?P<exp>[+-]?\d+))?""",
@@ -272,12 +284,24 @@ def parse_answer(text: object, dimension: str, default_unit: str = "", per: str 
     raise ValueError(f"unknown dimension {dimension!r}")
 
 
+def split_per(unit: str) -> tuple[str, str | None]:
+    """A size or time unit and what it is per: "KiB/token" → ("KiB", "token"), "GiB per
+    session" → ("GiB", "sequence"), "ms" → ("ms", None). AnswerError for an unknown per."""
+    return _split_per(unit.strip())
+
+
 def dimension_of_unit(unit: str) -> str | None:
-    """The dimension a unit as written measures ("GiB" → bytes, "ms" → seconds, "tokens/s" →
-    rate, "count", "tokens" or "GPUs" → count), or None when the parser does not read it."""
+    """The dimension a unit as written measures ("GiB" or "KiB/token" → bytes, "ms" → seconds,
+    "tokens/s" → rate, "count", "tokens", "M tokens", "GPUs" or "tokens/GPU" → count), or None
+    when the parser does not read it."""
     text = unit.strip()
     if text.lower() in _RATE_UNITS:
         return RATE
+    try:
+        read_count_unit(text)
+        return COUNT
+    except NounError:
+        pass
     try:
         head, _per = _split_per(text)
     except AnswerError:
@@ -287,6 +311,4 @@ def dimension_of_unit(unit: str) -> str | None:
         return BYTES
     if key in _TIME_UNITS:
         return SECONDS
-    if key in ("count", "") or key in _COUNT_WORDS or key in _COUNT_MULTIPLIERS:
-        return COUNT
     return None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from app.attempt_checks import check_numbers
+from app.attempt_checks import check_question
 from app.content.models import Question
 from app.content.practice import FollowUp
 from app.content.store import ContentStore
@@ -195,5 +195,5 @@ def practice_view(question: Question, text: str) -> PracticeView:
     """The practice loop's review state for a mock's answer: the numbers check and the example
     answers come from the same view the question page uses."""
     figures = question.practice.checks
-    numbers = check_numbers(text, figures) if figures and text.strip() else None
+    numbers = check_question(question, text) if figures and text.strip() else None
     return PracticeView(question, True, True, REVIEW, OPEN, 0, text, numbers, False)

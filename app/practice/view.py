@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from app.attempt_checks import (
     READS_NUMBERS_ONLY,
     AttemptCheck,
-    check_numbers,
+    check_question,
     describe,
     show_figure,
 )
+from app.content.key_figures import KeyFigure
 from app.content.models import Question
-from app.content.practice import KeyFigure
 from app.practice.panel import PracticePanel
 
 WRITE = "write"
@@ -46,7 +46,7 @@ LOCKED = "locked"  # teaser and sign-up (visitors, account-only answers)
 
 @dataclass(frozen=True)
 class NumberLine:
-    kind: str  # correct | close | wrong | other (not compared)
+    kind: str  # correct | close | wrong | other (not graded: the line says why)
     mark: str
     word: str  # the verdict in words, for screen readers
     text: str
@@ -56,7 +56,7 @@ _MARKS = {
     "correct": ("✓", "Correct"),
     "close": ("≈", "Close"),
     "wrong": ("✗", "Wrong"),
-    "other": ("·", "Not compared"),
+    "other": ("·", "Not graded"),
 }
 
 
@@ -197,7 +197,6 @@ def visitor_view(
 
 
 def _numbers(question: Question, text: str) -> AttemptCheck | None:
-    figures = question.practice.checks
-    if not figures:
+    if not question.practice.checks:
         return None
-    return check_numbers(text, figures)
+    return check_question(question, text)

@@ -8,9 +8,10 @@ from fractions import Fraction
 import pytest
 
 from app.attempt_checks import check_numbers, describe
-from app.attempt_checks.check import figure_mistakes, tolerance_of
-from app.attempt_checks.scan import find_numbers
-from app.content.practice import KeyFigure
+from app.attempt_checks.check import check_question, figure_mistakes, question_prompt, tolerance_of
+from app.attempt_checks.match import GIVEN
+from app.attempt_checks.scan import find_givens
+from app.content.key_figures import KeyFigure
 from app.content.store import ContentStore
 from app.drills.grading import CORRECT, grade_against
 from app.drills.units import BYTES, COUNT, SECONDS
@@ -100,23 +101,6 @@ def test_rounded_figures_and_units_that_convert(content_store: ContentStore) -> 
     assert only(f"{whole_gpu} sessions", figs).mistake.id == "gpu-util-ignored"
 
 
-def test_what_is_read_and_what_is_not() -> None:
-    text = (
-        "Llama 3.1 70B on 8×H200 at TP8 reads 4.8 TB/s; 2 × 80 × 8 × 128 × 2 B = 320 KiB. "
-        "A 32K-token session, 400 Gb links, 92% utilisation, 80 layers, 2.8M tokens, "
-        "1,200 tokens/s, a 25 ms step, 16 H100s and 85 concurrent sessions."
-    )
-    read = [(n.text, n.dimension) for n in find_numbers(text)]
-    assert read == [
-        ("320 KiB", BYTES),
-        ("2.8M tokens", COUNT),
-        ("1,200 tokens/s", "rate"),
-        ("25 ms", SECONDS),
-        ("16 H100s", COUNT),
-        ("85 concurrent sessions", COUNT),
-    ]
-
-
 def test_it_says_it_reads_numbers_only() -> None:
     from app.attempt_checks import READS_NUMBERS_ONLY
 
@@ -127,17 +111,22 @@ def test_it_says_it_reads_numbers_only() -> None:
 def test_every_classic_mistake_of_three_more_questions_is_named(
     content_store: ContentStore, slug: str
 ) -> None:
-    """Attempts written from the drills' own mistake machinery: each number is a classic
-    mistake's value for one key figure, and the check names that mistake (unless the number is
-    the correct value of another key figure of the question, which wins)."""
+    """Attempts written from the drills' own mistake machinery, checked as the page checks them
+    (the question's prompt, labels and worked answer included): each number is a classic
+    mistake's value for one key figure, and the check names that mistake — unless the number is
+    the correct value of another key figure of the question, which wins, or a number the
+    question itself gives (a setup's 5 GiB reserve that is also half a 10 GiB session), which
+    cannot be told from the mistake and is set aside, saying so."""
+    question = content_store.question_by_slug[slug]
     figs = figures(content_store, slug)
+    givens = find_givens(f"{question_prompt(question)}\n" + "\n".join(f.label for f in figs))
     named = 0
     for figure in figs:
         for mistake in figure_mistakes(figure):
             value = mistake.value
             assert not isinstance(value, tuple)
             text = written(value, figure)
-            number = only(f"My estimate is {text}.", figs)
+            (number,) = check_question(question, f"My estimate is {text}.").numbers
             correct_elsewhere = [
                 other.id
                 for other in figs
@@ -146,6 +135,9 @@ def test_every_classic_mistake_of_three_more_questions_is_named(
             ]
             if correct_elsewhere:
                 assert number.verdict == CORRECT and number.figure.id in correct_elsewhere
+                continue
+            if any(value in {v for v, _ in given.readings} for given in givens):
+                assert number.aside == GIVEN and "given in the question" in describe(number)
                 continue
             assert number.mistake is not None, f"{slug}: {text} for {figure.id}"
             assert (number.figure.id, number.mistake.id) == (figure.id, mistake.id), text
@@ -161,7 +153,7 @@ def written(value: Fraction, figure: KeyFigure) -> str:
     if figure.dimension == SECONDS:
         return f"{float(value) * 1000:.2f} ms"
     if figure.dimension == COUNT:
-        return f"{round(value):,} sessions"
+        return f"{round(value):,} {figure.count_of[0]}"
     return f"{float(value):,.0f} tokens/s"
 
 
@@ -187,3 +179,35 @@ def test_every_key_figures_mistakes_can_be_sized(content_store: ContentStore) ->
     finally:
         question.practice.checks.pop()
     assert problem.field == "checks.broken" and "cannot be sized" in problem.message
+
+
+def test_a_figure_whose_own_value_does_not_read_back_is_a_content_error(
+    content_store: ContentStore,
+) -> None:
+    """The content check writes every figure as the page shows it and reads it back: a figure
+    an attempt could never state correctly is refused before it reaches a page."""
+    from app.attempt_checks.check import key_figure_problems
+
+    nothing_counted = KeyFigure(
+        "bare", "A count of nothing said", COUNT, None, Fraction(8), None, None
+    )
+    shown_per_token = KeyFigure(
+        "per-token",
+        "Bytes per token",
+        BYTES,
+        "token",
+        Fraction(16 * 1024),
+        Fraction(0),
+        "KiB/token",
+    )
+    question = content_store.question_by_slug[FLAGSHIP]
+    checks = question.practice.checks
+    question.practice.checks = [nothing_counted, shown_per_token]
+    try:
+        (problem,) = key_figure_problems([question])
+    finally:
+        question.practice.checks = checks
+    assert problem.field == "checks.bare"
+    assert "its own value as the page shows it (“8”) is not read as an attempt at it" in (
+        problem.message
+    )

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from app.content import practice as practice_module
+from app.content import key_figures as key_figures_module
 from app.content.collector import Collector
 from app.content.figures import render_figure, validate_widget
 from app.content.loader import split_front_matter
@@ -252,7 +252,7 @@ def test_a_version_number_in_the_answer_is_not_read_as_a_figure(flagship) -> Non
         answer_text=question.answer_text + " Since v0.21.0 the estimate is logged (see 1.2.3.4).",
     )
     assert collector.errors == []
-    assert practice_module._answer_numbers("v0.21.0 caps it at 32 of 1,024") == [
+    assert key_figures_module._answer_numbers("v0.21.0 caps it at 32 of 1,024") == [
         Fraction(32),
         Fraction(1024),
     ]
