@@ -46,6 +46,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "experts": ("expert", "experts"),
     "steps": ("step", "steps", "iteration", "iterations"),
     "parameters": ("parameter", "parameters", "param", "params"),
+    "bits": ("bit", "bits"),  # bits per weight of a quantised format
     "layers": ("layer", "layers"),
     "heads": ("head", "heads"),
     "tiles": ("tile", "tiles", "cta", "ctas"),
