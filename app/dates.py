@@ -3,7 +3,7 @@ with a time. Machine-readable stamps (<time datetime>, Atom, exports) stay ISO 8
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 
 
 def human_date(value: date | datetime, *, with_time: bool = False) -> str:
@@ -14,3 +14,9 @@ def human_date(value: date | datetime, *, with_time: bool = False) -> str:
     if with_time and isinstance(value, datetime):
         text += f", {value:%H:%M} UTC"
     return text
+
+
+def clock_time(moment: datetime, zone: tzinfo = UTC) -> str:
+    """A time of day in the reader's zone, "14:05 (Europe/London)": for a deadline within the hour."""
+    name = getattr(zone, "key", None) or "UTC"
+    return f"{moment.astimezone(zone):%H:%M} ({name})"

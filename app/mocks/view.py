@@ -18,6 +18,7 @@ from app.attempt_checks import check_question
 from app.content.models import Question
 from app.content.practice import FollowUp
 from app.content.store import ContentStore
+from app.dates import clock_time
 from app.drills import Drill, generate
 from app.mocks.focus import FOCUSES, LEVELS, WARMUP_MINUTES
 from app.mocks.run import MockRun
@@ -89,12 +90,12 @@ class RunView:
         return WARMUP_MINUTES
 
     def local(self, moment: datetime) -> str:
-        return moment.astimezone(self.zone).strftime("%H:%M")
+        """A time of day in the member's zone; the zone is named once, in end_time."""
+        return f"{moment.astimezone(self.zone):%H:%M}"
 
     @property
     def end_time(self) -> str:
-        zone = self.zone.key if self.zone.key != "UTC" else "UTC"
-        return f"{self.local(self.run.deadline)} ({zone})"
+        return clock_time(self.run.deadline, self.zone)
 
     @property
     def seconds_left(self) -> int:

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from app.content.schema import BAND_LEVELS
-from app.dates import human_date
+from app.dates import clock_time, human_date
 from app.settings import PROJECT_ROOT
 from app.web import sizing_format
 
@@ -47,6 +47,7 @@ def make_environment(globals_: Mapping[str, Any], *, reload: bool = False) -> En
     environment.globals["band_levels"] = BAND_LEVELS
     environment.filters["thousands"] = lambda value: f"{value:,}"
     environment.filters["human_date"] = human_date  # the one reader-facing date format
+    environment.filters["clock_time"] = clock_time
     environment.filters["bytes"] = sizing_format.size  # 1024-based, with its unit
     return environment
 

@@ -13,8 +13,8 @@ from app.content.store import ContentStore
 from tests.helpers import signup
 
 FIGURE = re.compile(r'<figure class="diagram" id="diagram-([a-z0-9-]+)">.*?</figure>', re.S)
-# The embedded calculator: computed by the public calculator for anyone, not authored text.
-EMBED = re.compile(r'<figure class="sizing-embed".*?</figure>', re.S)
+# The embedded calculator and planner: computed by public tools for anyone, not authored text.
+EMBED = re.compile(r'<figure class="(?:sizing|planner)-embed".*?</figure>', re.S)
 
 
 def public_diagrams(store: ContentStore) -> set[str]:
@@ -26,7 +26,7 @@ def public_diagrams(store: ContentStore) -> set[str]:
 
 def locked_sentences(store: ContentStore) -> dict[str, list[str]]:
     """Per account-only question: sentences of its answer that are not in its teaser (nor in a
-    calculator embed, nor in a diagram that a public page shows too)."""
+    calculator or planner embed, nor in a diagram that a public page shows too)."""
     found: dict[str, list[str]] = {}
     shared = public_diagrams(store)
     for question in store.questions:
