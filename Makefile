@@ -6,6 +6,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+# The suite runs on every core (pytest-xdist); `make test PYTEST_ARGS=tests/search` runs one folder in one process.
+PYTEST_ARGS ?= -n auto
 
 PY_STAMP   := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed

@@ -230,12 +230,10 @@ def set_password(db: Session, user: User, new_password: str) -> None:
 
 
 def set_timezone(db: Session, user: User, timezone: str) -> None:
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+    from app.accounts import zones
 
-    try:
-        ZoneInfo(timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise FormError({"timezone": "Choose a time zone from the list."}) from None
+    if not zones.is_choice(timezone):
+        raise FormError({"timezone": "Choose a time zone from the list."})
     user.timezone = timezone
     db.flush()
 

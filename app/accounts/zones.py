@@ -31,3 +31,8 @@ def from_browser(raw: str | None) -> str:
     if not name or len(name) > MAX_NAME:
         return DEFAULT
     return name if name in _known() else DEFAULT
+
+
+def is_choice(name: str) -> bool:
+    """Whether `name` is one of the account page's zones (a long or odd name never reaches tzdata)."""
+    return len(name) <= MAX_NAME and name in _known()

@@ -38,6 +38,10 @@ def test_timezone_is_validated(client: TestClient) -> None:
     signup(client)
     assert post_form(client, "/account/timezone", {"timezone": "Europe/Paris"}).status_code == 303
     assert post_form(client, "/account/timezone", {"timezone": "Mars/Olympus"}).status_code == 422
+    # Names tzdata would try to open as a file: refused before they reach it, never a 500.
+    for hostile in ("a" * 5000, "../../etc/passwd", "Europe/Paris\x00", "Factory"):
+        refused = post_form(client, "/account/timezone", {"timezone": hostile})
+        assert refused.status_code == 422, hostile
 
 
 def test_export_contains_the_account(client: TestClient) -> None:
