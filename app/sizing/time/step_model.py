@@ -75,6 +75,7 @@ class Links:
 
     group: float  # TP / EP collectives: scale-up link, or the network when the group spans domains
     stage: float  # pipeline hops between stages
+    allreduce: float = 0.0  # the all-reduce's bus bandwidth (0: the group's)
 
 
 class StepModel:
@@ -205,7 +206,8 @@ class StepModel:
         if tp == 1:
             return 0.0
         latency = self.profile.allreduce_latency_us * 1e-6
-        ring = tokens * self.hidden * MODEL_DTYPE_BYTES * 2 * (tp - 1) / tp / self.links.group
+        bus = self.links.allreduce or self.links.group
+        ring = tokens * self.hidden * MODEL_DTYPE_BYTES * 2 * (tp - 1) / tp / bus
         if not self.dp:  # two all-reduces per layer
             return 2 * self.layers * (ring + latency)
         # DP attention: dense layers gather + scatter (one all-reduce's bytes); MoE layers
