@@ -20,8 +20,9 @@ POINTS = yaml.safe_load(
 )
 # Where the model stands today (the accuracy page shows each point): it may only improve.
 # 2026-12-03: 30 within; the accuracy branch: 32 (27 of 40 calibration, 5 of 8 held out).
+# accuracy2: still 32 within; beyond 2x 9 -> 7 (MI300X sustained clock, NVLS all-reduce).
 FLOOR_WITHIN = 32
-CEILING_FAR = 9
+CEILING_FAR = 7
 
 
 @pytest.fixture(scope="module")

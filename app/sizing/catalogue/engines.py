@@ -50,6 +50,12 @@ class EngineLimits:
     # Under attention DP, max_seqs and chunk_tokens hold per rank (vLLM's and TensorRT-LLM's
     # schedulers run one per rank) or for the whole group (SGLang divides them by dp_size).
     per_rank: bool = True
+    # A step carrying prompt tokens also carries every running decode (vLLM V1's chunked
+    # prefill, TensorRT-LLM's in-flight batching); False: prefill steps run alone and the
+    # decodes wait for them (SGLang: the scheduler runs a new prefill batch "first if
+    # possible", mixing it with the running decodes only under --enable-mixed-chunk, which
+    # server_args.py leaves False).
+    mixed: bool = True
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -127,6 +133,7 @@ def engine_limits(
             "max_running_requests // dp_size",
             True,
             per_rank=False,
+            mixed=False,
         )
     if engine == "trtllm" and bench is not None:
         fit, prompt, output, pp = bench

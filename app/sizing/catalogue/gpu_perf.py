@@ -19,12 +19,22 @@ class Interconnect:
     name: str
     bytes_per_s_per_direction: int
     source: str
+    # The all-reduce "bus bandwidth" (nccl-tests' busbw: algorithm bandwidth × 2(n−1)/n) a large
+    # all-reduce reaches, as a share of the per-direction link, where it is measured; None: the
+    # engine profile's interconnect share (a ring's). On NVSwitch with NVLink SHARP (third-gen
+    # NVSwitch, Hopper and later) NCCL reduces in the switch (its NVLS algorithm), so busbw
+    # exceeds the link: nccl-tests' reference range for 8× H100 SXM5 at large sizes is 460–480
+    # GB/s against 450 GB/s per direction (Alaya NeW, "NCCL-tests in practice", 2026; the same
+    # table's 8× A100 NVLink 3, 230–250 of 300, is the ring share 0.8 the profiles assume).
+    allreduce_share: float | None = None
 
 
+NVLS_BUSBW_SHARE = 470 / 450  # 8× H100 SXM5 all_reduce_perf busbw 460–480 GB/s at large sizes
 _NVLINK4 = Interconnect(
     "NVLink 4 (NVSwitch)",
     450_000_000_000,
     "NVIDIA H100/H200 datasheets: 900 GB/s NVLink per GPU, bidirectional",
+    NVLS_BUSBW_SHARE,
 )
 _NVLINK5 = Interconnect(
     "NVLink 5 (NVSwitch)",

@@ -142,7 +142,12 @@ class ReplicaCurve:
         if found is None:
             assert self.model is not None and self.limits is not None
             found = solve(
-                self.model, self.load, streams, self.limits.chunk_tokens, self.limits.chunked
+                self.model,
+                self.load,
+                streams,
+                self.limits.chunk_tokens,
+                self.limits.chunked,
+                mixed=self.limits.mixed,
             )
             self._states[streams] = found
         return found

@@ -26,6 +26,21 @@ WEIGHT_ONLY_EFFICIENCY = 0.8
 # own peak (no measurement here).
 LOW_PRECISION_SHARE = 0.85
 
+# A GPU does not hold its datasheet clock under dense matrix work: the sustained rate of a large,
+# well-shaped GEMM is a share of the datasheet that differs by part. The engine profiles' compute
+# share (``perf_profiles.py``) was set on the H200, whose bf16 GEMM sustained 773 of 989 TFLOP/s
+# (0.78; measurements of 2026-11-30); on a part whose sustained share is measured, the profile's
+# share scales by that part's share over the H200's. AMD's "Measuring Max-Achievable FLOPs, Part
+# 2" (ROCm blogs, 2025; hipBLASLt-bench, M = 4096, K = 32,896): MI300X bf16 708 TFLOP/s of 1,307
+# at a 1,207 MHz median clock (0.54; fp8 1,273 of 2,615), MI325X bf16 843 of 1,307 (0.645; fp8
+# 1,519 of 2,615). Parts without a measurement take the H200's share (no change).
+REFERENCE_SUSTAINED_SHARE = 773 / 989
+SUSTAINED_MATRIX_SHARE: dict[str, float] = {
+    "H200": REFERENCE_SUSTAINED_SHARE,
+    "MI300X": 708 / 1307,
+    "MI325X": 843 / 1307,
+}
+
 FP4_FAMILIES = frozenset({"fp4", "nvfp4", "mxfp4"})
 WEIGHT_ONLY = frozenset({"int4", "int8", "awq", "gptq", "compressed-tensors-int4"})
 
@@ -39,6 +54,12 @@ class MatmulRate:
     @property
     def effective_tflops(self) -> float:
         return self.tflops * self.efficiency
+
+
+def sustained_factor(gpu: GPU) -> float:
+    """The share of its datasheet this GPU's matrix units sustain, over the H200's (1 when no
+    measurement says otherwise): scales every matrix rate the engine profiles give."""
+    return SUSTAINED_MATRIX_SHARE.get(gpu.id, REFERENCE_SUSTAINED_SHARE) / REFERENCE_SUSTAINED_SHARE
 
 
 def matmul_rate(gpu: GPU, precision: str) -> MatmulRate | None:

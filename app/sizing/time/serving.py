@@ -40,8 +40,14 @@ def links(
     group = out if layout.crosses_scale_up_domain or up is None else up
     stage = out if layout.pp_crosses_scale_up_domain or up is None else up
     eff = profile.interconnect
+    # A large all-reduce on NVSwitch with NVLink SHARP reaches its measured bus bandwidth.
+    reduce_share = (group.allreduce_share if group is up else None) or eff
     return (
-        Links(group.bytes_per_s_per_direction * eff, stage.bytes_per_s_per_direction * eff),
+        Links(
+            group.bytes_per_s_per_direction * eff,
+            stage.bytes_per_s_per_direction * eff,
+            group.bytes_per_s_per_direction * reduce_share,
+        ),
         group.name,
         stage.name,
     )

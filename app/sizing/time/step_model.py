@@ -35,7 +35,7 @@ from .attention_cost import AttentionCost
 from .gemm_shapes import mixed_efficiency
 from .kernels import kernels_per_pass
 from .moe import MoeShape, experts_touched
-from .precision_rates import matmul_rate
+from .precision_rates import matmul_rate, sustained_factor
 
 __all__ = ["StepModel", "StepParts", "experts_touched"]
 
@@ -75,6 +75,7 @@ class Links:
 
     group: float  # TP / EP collectives: scale-up link, or the network when the group spans domains
     stage: float  # pipeline hops between stages
+    allreduce: float = 0.0  # the all-reduce's bus bandwidth (0: the group's)
 
 
 class StepModel:
@@ -162,8 +163,9 @@ class StepModel:
         linear_tflops = rate.effective_tflops if rate else (gpu.dense_bf16_tflops or 0.0)
         self.bw_weights = (gpu.hbm_bandwidth_bytes_per_s or 0) * profile.weight_bandwidth
         self.bw_kv = (gpu.hbm_bandwidth_bytes_per_s or 0) * profile.kv_bandwidth
-        self.c_linear = linear_tflops * 1e12 * profile.compute
-        attention_peak = (gpu.dense_bf16_tflops or 0.0) * 1e12
+        sustained = sustained_factor(gpu)  # the part's sustained matrix clock, over the H200's
+        self.c_linear = linear_tflops * 1e12 * profile.compute * sustained
+        attention_peak = (gpu.dense_bf16_tflops or 0.0) * 1e12 * sustained
         long_share = profile.attention_prefill or None
         self.att = AttentionCost(
             spec,
@@ -204,7 +206,8 @@ class StepModel:
         if tp == 1:
             return 0.0
         latency = self.profile.allreduce_latency_us * 1e-6
-        ring = tokens * self.hidden * MODEL_DTYPE_BYTES * 2 * (tp - 1) / tp / self.links.group
+        bus = self.links.allreduce or self.links.group
+        ring = tokens * self.hidden * MODEL_DTYPE_BYTES * 2 * (tp - 1) / tp / bus
         if not self.dp:  # two all-reduces per layer
             return 2 * self.layers * (ring + latency)
         # DP attention: dense layers gather + scatter (one all-reduce's bytes); MoE layers

@@ -86,6 +86,7 @@ def solve(
     budget: int | None,
     chunked: bool,
     lanes: int = 1,
+    mixed: bool = True,
 ) -> SteadyState:
     """The steady state of ``running`` closed-loop streams on one replica.
 
@@ -95,7 +96,11 @@ def solve(
 
     ``lanes``: attention-DP ranks, each prefilling its own prompts under its own ``budget``
     (the engines balance new requests across ranks): prompts in prefill at once, k = X × the
-    time each spends prefilling (Little's law, at most one per rank), share one step."""
+    time each spends prefilling (Little's law, at most one per rank), share one step.
+
+    ``mixed``: a step carrying prompt tokens carries the running decodes too (and the budget
+    they leave); else prefill steps run alone, the decodes wait, and a decoding stream's TPOT
+    is the decode step stretched by the share of time prefill holds the GPU."""
     n = max(1, running)
     stages = replica.pp
     out_steps = max(0, load.output_tokens - 1) / replica.tokens_per_step
@@ -106,11 +111,14 @@ def solve(
     d = n * out_steps / (out_steps + 1) if out_steps else 0.0
     k = 1.0  # prompts in prefill at once (one per DP rank at most), from the last rate
     for _ in range(ITERATIONS):
-        chunk, chunks, room = _chunking(new, d / stages / lanes, budget, chunked)
+        # Decodes in a step that carries prompt tokens: all of them when mixed; else only the
+        # other attention-DP ranks' (their decode batches run in the same synchronised step).
+        riding = d if mixed else d * max(0.0, 1 - k / lanes)
+        chunk, chunks, room = _chunking(new, riding / stages / lanes, budget, chunked)
         decomp = (load.cached_prompt_tokens + chunk * (chunks - 1) / 2) / chunk
-        t_pf = replica.step(d, ctx, k * chunk, pctx, decomp, k).seconds
+        t_pf = replica.step(riding, ctx, k * chunk, pctx, decomp, k).seconds
         t_d = replica.step(max(1.0, d), ctx).seconds if out_steps else 0.0
-        full = replica.step(d, ctx, room * stages * lanes, pctx, decomp, lanes).seconds
+        full = replica.step(riding, ctx, room * stages * lanes, pctx, decomp, lanes).seconds
         capacity = room * stages * lanes / full  # prompt tokens/s, steps full of prompts
         # A prompt arriving mid-step waits for that step to end (half a step on average).
         prefill_time = chunks * t_pf + (0.5 * t_d if n > 1 else 0.0)
@@ -118,7 +126,13 @@ def solve(
         def tpot_at(
             rate: float, times: tuple[float, float, float, float] = (prefill_time, t_pf, t_d, k)
         ) -> float:
-            return _tpot(rate, n, *times)
+            # Unmixed, a stream's decodes wait out its own rank's prefill steps (one rank of
+            # ``lanes``; the cap is a guard only, the rate's bisection keeps the share below it).
+            base = t_d if not mixed and lanes == 1 else _tpot(rate, n, *times)
+            if mixed:
+                return base
+            held = min(0.999, rate * chunks * t_pf * (n - 1) / n / max(k, lanes))
+            return base / (1 - held)
 
         top = capacity / new
         bound = top * (prefill_time + out_steps * tpot_at(top)) < n
@@ -143,7 +157,7 @@ def solve(
         k = 0.5 * (k + k_new)
     latency = max(n / rate, prefill_time + out_steps * tpot)
     ttft = max(prefill_time, latency - out_steps * tpot)
-    busy = rate * chunks / k * max(0.0, t_pf - (t_d if d >= 1 else 0.0))
+    busy = rate * chunks / k * max(0.0, t_pf - (t_d if d >= 1 and riding else 0.0))
     return SteadyState(
         running=n,
         decoding=d,
