@@ -284,10 +284,35 @@ class SizeValue:
     field: str
     estimate: bool  # a field of the time object (an engine-profile estimate)
     title: str
+    ratio: bool = False  # `over.*` given: this figure ÷ the same figure with those inputs changed
+
+
+OVER = "over."  # `over.context=1000`: divide by the same figure with context=1000
+
+
+def _ratio_value(args: dict[str, str]) -> SizeValue:
+    """`{{ size ... over.context=1000 }}`: a ratio between two live figures, so prose that says
+    "about 220 times" can never drift from the figures beside it."""
+    base = {k: v for k, v in args.items() if not k.startswith(OVER)}
+    changes = {k.removeprefix(OVER): v for k, v in args.items() if k.startswith(OVER)}
+    if not all(changes.values()) or set(changes) & {"unit", "digits", "suffix", "model"}:
+        raise DirectiveError(
+            "over.<input>=<value> changes a sizing input or the field, never the format"
+        )
+    numerator = size_value(base)
+    denominator = size_value({**base, **changes})
+    if numerator.value is None or not denominator.value:
+        raise DirectiveError("a ratio needs two finite figures, the second not zero")
+    changed = ", ".join(f"{k}={v}" for k, v in changes.items())
+    title = f"{numerator.title} ÷ the same with {changed}"
+    value = numerator.value / denominator.value
+    return SizeValue(value, numerator.field, numerator.estimate, title, ratio=True)
 
 
 def size_value(args: dict[str, str]) -> SizeValue:
     """The number a `{{ size ... }}` figure (or a practice check's `size:`) stands for."""
+    if any(key.startswith(OVER) for key in args):
+        return _ratio_value(args)
     if "model" not in args:
         raise DirectiveError("a size figure needs model=<preset id>")
     if "field" not in args:

@@ -201,6 +201,8 @@ def load_key_figure(
             sized = size_value(args)
         except DirectiveError as error:
             return None, [str(error)]
+        if sized.ratio:
+            return None, ["a ratio (over.*) is not a key figure: check the figures it divides"]
         kind = figure_kind(sized.field)
         if kind is None:
             return None, [

@@ -27,7 +27,7 @@ FIGURE_CLOSE = "}}"
 WIDGET_FENCE = "sizing"
 DIAGRAM_FENCE = "diagram"
 PLANNER_FENCE = "planner"  # the deployment planner's answer, rendered by the widget resolver
-_ARG = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+)$")
+_ARG = re.compile(r"^([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?)=(\S+)$")  # over.context=…: a ratio
 
 
 class DirectiveError(ValueError):

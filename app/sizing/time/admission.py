@@ -25,9 +25,7 @@ def lane_budget(limits: EngineLimits, ranks: int) -> int | None:
 def run(replica: ReplicaModel, load: Workload, n: int, limits: EngineLimits) -> SteadyState:
     """``solve`` for ``n`` streams under the engine's limits (per DP rank where they hold so)."""
     ranks = lanes(replica)
-    return solve(
-        replica, load, n, lane_budget(limits, ranks), limits.chunked, ranks, limits.mixed
-    )
+    return solve(replica, load, n, lane_budget(limits, ranks), limits.chunked, ranks, limits.mixed)
 
 
 def running_streams(

@@ -124,14 +124,17 @@ def solve(
         prefill_time = chunks * t_pf + (0.5 * t_d if n > 1 else 0.0)
 
         def tpot_at(
-            rate: float, times: tuple[float, float, float, float] = (prefill_time, t_pf, t_d, k)
+            rate: float,
+            times: tuple[float, float, float, float] = (prefill_time, t_pf, t_d, k),
+            hold: float = chunks * t_pf,  # prefill time per prompt, bound for this iteration
         ) -> float:
             # Unmixed, a stream's decodes wait out its own rank's prefill steps (one rank of
             # ``lanes``; the cap is a guard only, the rate's bisection keeps the share below it).
-            base = t_d if not mixed and lanes == 1 else _tpot(rate, n, *times)
+            decode_step, prompts_in_prefill = times[2], times[3]
+            base = decode_step if not mixed and lanes == 1 else _tpot(rate, n, *times)
             if mixed:
                 return base
-            held = min(0.999, rate * chunks * t_pf * (n - 1) / n / max(k, lanes))
+            held = min(0.999, rate * hold * (n - 1) / n / max(prompts_in_prefill, lanes))
             return base / (1 - held)
 
         top = capacity / new
