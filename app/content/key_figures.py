@@ -217,6 +217,8 @@ def load_key_figure(
         if unit_problems:
             return None, unit_problems
         dimension, per = kind
+        if "times" in args and per == "token":  # a per-token figure times a length: one sequence
+            per = "sequence"
         value = Fraction(str(sized.value))
         if dimension == SECONDS:
             value /= 1000  # the core's times are in ms

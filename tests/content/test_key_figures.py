@@ -117,3 +117,12 @@ def test_the_live_figures_an_answer_states(content_store: ContentStore) -> None:
     stated = live_figures(question.answer_html)
     assert (COUNT, None, Fraction(47), ("sequences",)) in stated  # a table cell's bare 47
     assert any(dimension == SECONDS for dimension, *_ in stated)  # ms, read as seconds
+
+
+def test_a_per_token_figure_times_a_length_is_per_sequence() -> None:
+    size = {"model": "llama-3.1-8b", "field": "kv_bytes_per_token"}
+    per_token, _ = load_key_figure(spec(size=size), "", "")
+    one_sequence, _ = load_key_figure(spec(size={**size, "times": 4096}), "", "")
+    assert per_token is not None and per_token.per == "token"
+    assert one_sequence is not None and one_sequence.per == "sequence"
+    assert one_sequence.value == per_token.value * 4096
