@@ -4,13 +4,17 @@ Starts the app as a real uvicorn process on a fresh database (SQLite by default,
 `--database-url postgresql://…`), seeds it (a member, a question with 200 posts), then drives
 it with wrk (Debian's `wrk` package) at 32 connections and reports requests/s, p50 and p99 for
 each endpoint, with the ratio to a trivial endpoint of the same app measured in the same run.
-Then: page time as a question's thread grows from 10 to 100,000 posts, each target of issues
-"Speed v2" and "Speed v3" against the trivial endpoint, and start-up (bench/bench_startup.py).
-It prints the machine's load averages before and after the load table: on a shared machine
-the ratios hold up better than the absolute figures, but both move with the load.
+The sizing API is measured twice: one body sent over and over (the per-process memo's best
+case) and a stream of 2,400 distinct bodies (bench/sizing_stream.py: presets × GPUs × GPU
+counts × contexts × concurrency, one in ten an inline config). Then: page time as a question's
+thread grows from 10 to 100,000 posts, the planner's typical plans and the slowest sizing with a
+workload (in this process, after the server has stopped), each target of issues "Speed v2" and
+"Speed v3" as met or not, and start-up (bench/bench_startup.py). It prints the machine's load
+averages before and after the load table and the plan timings: on a shared machine the ratios
+hold up better than the absolute figures, but both move with the load.
 
-`--only trivial,member --workers 2 --database-url postgresql://…` runs just the member's
-page against `/ping` (the Speed v3 target).
+Issue 35's run: `--database-url postgresql://…/empty_db --workers 2 --only
+trivial,member,sizing,stream --skip-growth --skip-startup`.
 """
 
 from __future__ import annotations
@@ -42,7 +46,10 @@ from app.db.session import Database  # noqa: E402
 from app.discussion.render import render_post  # noqa: E402
 from app.discussion.stats import recount  # noqa: E402
 from app.web.cookies import CookiePolicy  # noqa: E402
+from bench.bench_planner import quantile, typical_plans  # noqa: E402
+from bench.bench_sizing import slowest_workload_cpu_us  # noqa: E402
 from bench.bench_startup import report as startup_report  # noqa: E402
+from bench.sizing_stream import STREAM_BODIES, lua_script, sizing_bodies  # noqa: E402
 
 SECRET = "bench-secret-key-0123456789abcdef0123456789abcdef"
 QUESTION = "/questions/kv-bound-deployment"
@@ -74,13 +81,15 @@ def start_server(
     )  # fmt: skip
     for _ in range(300):
         if process.poll() is not None:
-            raise RuntimeError("server exited during start-up; see server.log")
+            raise RuntimeError(f"server exited during start-up; see {workdir / 'server.log'}")
         try:
             if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 return process
         except httpx2.TransportError:
             time.sleep(0.2)
-    raise RuntimeError("server did not start; see server.log")
+    process.terminate()  # a supervisor that keeps restarting crashed workers must not outlive us
+    process.wait()
+    raise RuntimeError(f"server did not start; see {workdir / 'server.log'}")
 
 
 def seed(database_url: str, posts: int) -> str:
@@ -144,7 +153,7 @@ def wrk(
     }
 
 
-ROWS = ("trivial", "anonymous", "member", "calculator", "sizing", "search")
+ROWS = ("trivial", "anonymous", "member", "calculator", "sizing", "stream", "search")
 
 
 def load_table(
@@ -154,6 +163,9 @@ def load_table(
     sizing.write_text(
         'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
         f"wrk.body = {json.dumps(json.dumps({'model': 'llama-3.1-70b', 'gpu': 'H200', 'gpus': 8, 'context': 32768}))}\n"
+    )
+    stream = (
+        lua_script(sizing_bodies(), workdir / "sizing-stream.lua") if "stream" in only else None
     )
     # A browser keeps its CSRF cookie; without it every response would mint a new token.
     member = {"Cookie": f"{COOKIES.session}={cookie}; {COOKIES.csrf}=bench-browser-csrf-cookie"}
@@ -168,6 +180,10 @@ def load_table(
         ),
         "calculator": ("calculator fragment", lambda: wrk(base + calculator, headers=hx)),
         "sizing": ("sizing API (POST)", lambda: wrk(base + "/api/v1/sizing", script=sizing)),
+        "stream": (
+            f"sizing API, {STREAM_BODIES:,} distinct bodies",
+            lambda: wrk(base + "/api/v1/sizing", script=stream),
+        ),
         "search": (
             "search fragment (q=kv cache)",
             lambda: wrk(base + "/search?q=kv+cache", headers=hx),
@@ -230,6 +246,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip-growth", action="store_true")
     parser.add_argument("--skip-startup", action="store_true")
+    parser.add_argument("--skip-plans", action="store_true", help="no planner/workload timing")
     parser.add_argument(
         "--workers", type=int, default=1, help="uvicorn worker processes (PostgreSQL)"
     )
@@ -288,6 +305,7 @@ def main() -> None:
     by_name = dict(rows)
     member = by_name.get("signed-in question page, 200 posts")
     sizing = by_name.get("sizing API (POST)")
+    stream = by_name.get(f"sizing API, {STREAM_BODIES:,} distinct bodies")
     print("\nTargets, measured against the trivial endpoint in this run:\n")
     if member is not None:
         _target(
@@ -304,9 +322,39 @@ def main() -> None:
             sizing["rps"] / trivial >= 0.70,
             f"{sizing['rps'] / trivial:.0%}",
         )
+    if stream is not None:
+        _target(
+            f"sizing API, {STREAM_BODIES:,} distinct bodies (one in ten a config), "
+            "≥ 60% of trivial (Speed v3)",
+            stream["rps"] / trivial >= 0.60 and stream["non2xx"] == 0,
+            f"{stream['rps'] / trivial:.0%}, p99 {stream['p99']:.0f} ms, "
+            f"{stream['non2xx']:.0f} non-2xx",
+        )
+    if not args.skip_plans:
+        _plan_targets()
     if not args.skip_startup:
         print("\nStart-up (bench/bench_startup.py):\n")
         startup_report(repeat=1, questions=1000)
+
+
+def _plan_targets() -> None:
+    """The planner's and the workload model's time, in this process (the app is stopped)."""
+    before = os.getloadavg()
+    times, cpu = typical_plans()
+    wall = [ms for ms, _ in times]
+    p50, p99 = quantile(wall, 0.5), quantile(wall, 0.99)
+    detail = f"CPU p50 {quantile(cpu, 0.5):,.0f} ms, p99 {quantile(cpu, 0.99):,.0f} ms"
+    label = f"typical plan ({len(wall)} plans, bench/bench_planner.py)"
+    _target(f"{label} p50 ≤ 300 ms (Speed v3)", p50 <= 300, f"{p50:,.0f} ms ({detail})")
+    _target(f"{label} p99 ≤ 1.5 s (Speed v3)", p99 <= 1500, f"{p99:,.0f} ms, worst {max(times)[1]}")
+    slowest, preset = slowest_workload_cpu_us()
+    _target(
+        "size() with a workload ≤ 2 ms of CPU, slowest preset (Speed v3)",
+        slowest <= 2000,
+        f"{slowest / 1000:.2f} ms ({preset})",
+    )
+    after = os.getloadavg()
+    print(f"  (machine load while timing these: {before[0]:.2f} before, {after[0]:.2f} after)")
 
 
 def _target(label: str, met: bool, measured: str) -> None:

@@ -35,13 +35,8 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=1, help="runs of each plan (best kept)")
-    args = parser.parse_args()
-    raw = load_preset_config("llama-3.1-70b")
-    baseline_us = min(timeit.repeat(lambda: dict(raw), number=2000, repeat=5)) / 2000 * 1e6
-
+def typical_plans(repeat: int = 1) -> tuple[list[tuple[float, str]], list[float]]:
+    """Every preset × LOADS × SHAPES on every timed GPU type: ([(wall ms, which)], [CPU ms])."""
     times: list[tuple[float, str]] = []
     cpu: list[float] = []
     for preset in list_presets():
@@ -53,13 +48,24 @@ def main() -> int:
             for load in LOADS:
                 request = PlanRequest(load, prompt, output, 2000, 50)
                 best = best_cpu = float("inf")
-                for _ in range(args.repeat):
+                for _ in range(repeat):
                     start, start_cpu = time.perf_counter(), time.process_time()
                     plan(spec, request)
                     best = min(best, time.perf_counter() - start)
                     best_cpu = min(best_cpu, time.process_time() - start_cpu)
                 times.append((best * 1e3, f"{preset.id} {load:g}/s {prompt}/{output}"))
                 cpu.append(best_cpu * 1e3)
+    return times, cpu
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each plan (best kept)")
+    args = parser.parse_args()
+    raw = load_preset_config("llama-3.1-70b")
+    baseline_us = min(timeit.repeat(lambda: dict(raw), number=2000, repeat=5)) / 2000 * 1e6
+
+    times, cpu = typical_plans(args.repeat)
     ms = [t for t, _ in times]
     worst = max(times)
     print(

@@ -16,8 +16,8 @@ from fastapi import APIRouter, BackgroundTasks, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.api.sizing_compute import answer_sizing
-from app.api.sizing_memo import SizingMemo, preset_key
+from app.api.sizing_compute import answer_sizing, answer_sizing_json, json_bytes
+from app.api.sizing_memo import SizingMemo, memo_key, preset_request, sized_on_loop
 from app.api.sizing_schemas import (
     MAX_CONFIG_BYTES,
     MAX_INDEX_BYTES,
@@ -74,20 +74,28 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
         limited = await run_in_threadpool(throttle, request, db, background, SIZING_API_PER_CLIENT)
         if limited is not None:
             return limited
-    key = preset_key(raw)
-    if key is not None:  # a preset: bounded work, and often asked before
+    data = preset_request(raw)
+    if data is not None:  # a preset: bounded work, and often asked before
         memo: SizingMemo = request.app.state.sizing_memo
+        key = memo_key(data)
         if (hit := memo.get(key)) is None:
-            hit = await run_in_threadpool(_serialised, raw)
+            # A plain preset sizing (a couple of milliseconds at most) runs here on the event
+            # loop: a worker thread's hop would cost more than the work. Remedies and the
+            # searches some options start go to a worker thread.
+            if sized_on_loop(data):
+                hit = _serialised(raw)
+            else:
+                hit = await run_in_threadpool(_serialised, raw)
             memo.put(key, hit)
         status, answer = hit
         response = answer.response(request)
         response.status_code = status
         return response
     # An inline config's cost depends on the sender: in a worker process (no shared interpreter
-    # lock, and a wall-clock limit), or without one configured, a worker thread.
+    # lock, and a wall-clock limit), or without one configured, a worker thread. The worker
+    # sends back the serialised answer.
     try:
-        status, payload = await compute(request.app.state.compute_pool, answer_sizing, raw)
+        status, body = await compute(request.app.state.compute_pool, answer_sizing_json, raw)
     except ComputeTimeout:
         return _unavailable(
             f"the sizing did not finish within {SIZING_TIME_LIMIT_SECONDS:g} seconds and was "
@@ -95,12 +103,14 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
         )
     except ComputeUnavailable:
         return _unavailable("the sizing workers restarted; send the request again")
-    return JSONResponse(payload, status_code=status)
+    return Response(body, status_code=status, media_type="application/json")
 
 
 def _serialised(raw: bytes) -> tuple[int, CachedPage]:
     status, payload = answer_sizing(raw)
-    return status, CachedPage.of(JSONResponse(payload))
+    # Each answer is compressed once, when first asked for gzip: at level 1, which costs about
+    # half of level 6 on these 5–15 KB answers for a few hundred bytes more.
+    return status, CachedPage(json_bytes(payload), "application/json", {}, gzip_level=1)
 
 
 def _unavailable(message: str) -> JSONResponse:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from pydantic import ValidationError
@@ -127,7 +129,7 @@ def model_spec(body: SizingRequestBody, index: CheckpointIndex | None = None) ->
             spec = load_preset(body.model)
             return dataclasses.replace(spec, name=name) if name else spec
         assert body.config is not None
-        return parse_config(body.config, name=name)
+        return parsed_config(body.config, name)
     except SizingError as error:
         invalid = sizing_error(error, from_config=body.model is None)
         if index is not None and isinstance(error, UnsupportedArchitectureError):
@@ -135,12 +137,36 @@ def model_spec(body: SizingRequestBody, index: CheckpointIndex | None = None) ->
         raise invalid from None
 
 
+PARSED_CONFIGS = 64
+_parsed: OrderedDict[tuple[str | None, str], ModelSpec] = OrderedDict()
+_parsed_lock = threading.Lock()
+
+
+def parsed_config(config: dict[str, Any], name: str | None) -> ModelSpec:
+    """`parse_config`, remembered for the last few distinct configs in this process (a worker):
+    people paste the same popular config.json files, and parsing one (0.2–1.5 ms) costs more
+    than sizing it. Keyed by the config's exact JSON text, so any change to any key is a new
+    parse; a ModelSpec is frozen data that sizing never changes. Refusals are not kept."""
+    key = (name, json.dumps(config, sort_keys=True, separators=(",", ":")))
+    with _parsed_lock:
+        spec = _parsed.get(key)
+        if spec is not None:
+            _parsed.move_to_end(key)
+            return spec
+    spec = parse_config(config, name=name)
+    with _parsed_lock:
+        _parsed[key] = spec
+        while len(_parsed) > PARSED_CONFIGS:
+            _parsed.popitem(last=False)
+    return spec
+
+
 def run_sizing(body: SizingRequestBody) -> dict[str, Any]:
     index = checkpoint_index(body)
     spec = model_spec(body, index)
     try:
         request = SizingRequest(**{name: getattr(body, name) for name in REQUEST_FIELDS})
-        out = size(spec, request, index=index).to_dict()
+        out = size(spec, request, index=index).fields()  # serialised at once, never kept
         if body.include_remedies:
             out["remedies"] = [remedy.to_dict() for remedy in remedies(spec, request)]
     except SizingError as error:
@@ -161,3 +187,17 @@ def answer_sizing(raw: bytes) -> tuple[int, Any]:
         return 200, run_sizing(body)
     except InvalidInput as invalid:
         return 422, {"detail": invalid.errors, **invalid.extra}
+
+
+def json_bytes(payload: Any) -> bytes:
+    """The payload as the API sends it: byte for byte what Starlette's JSONResponse renders."""
+    return json.dumps(
+        payload, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode("utf-8")
+
+
+def answer_sizing_json(raw: bytes) -> tuple[int, bytes]:
+    """`answer_sizing` serialised where it ran: a worker process sends back one bytes object
+    (cheap to pickle) and the web process only writes it out."""
+    status, payload = answer_sizing(raw)
+    return status, json_bytes(payload)

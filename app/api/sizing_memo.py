@@ -3,9 +3,11 @@
 A request that names a preset (no inline config) is a pure function of a few small fields: the
 same body always gets the same answer from this build. The calculator and API clients ask the
 same handful of setups again and again, so each process keeps the serialised answers to the
-most recent distinct ones. A hit costs a dictionary lookup on the event loop; a miss is sized in
-a worker thread (a preset's sizing is bounded by our own configs, under a millisecond), and an
-inline config, whose cost depends on the sender, still goes to the process pool.
+most recent distinct ones. A hit costs a dictionary lookup on the event loop. A miss is sized on
+the event loop too when its fields keep the work to a couple of milliseconds (a preset's cost is
+bounded by our own configs, and a worker thread's hop and its contention for the interpreter
+lock cost more than that work), else in a worker thread; an inline config, whose cost depends
+on the sender, still goes to the process pool.
 """
 
 from __future__ import annotations
@@ -24,8 +26,21 @@ SMALL_BODY_BYTES = 2048
 MEMO_ENTRIES = 1024
 
 
-def preset_key(raw: bytes) -> str | None:
-    """A canonical key for a small body that names a preset, or None (send it to the pool)."""
+# The fields of a request whose sizing costs at most a few milliseconds on any preset (about
+# 2 ms at worst on this machine, the workload estimate included: bench/bench_sizing.py), little
+# enough to run on the event loop. Anything else (remedies, the TPOT target's search, layouts
+# with pipeline or expert parallelism, ...) is sized in a worker thread.
+ON_LOOP_FIELDS = frozenset(
+    {
+        "model", "name", "gpu", "gpus", "tp", "context", "concurrency", "kv_dtype",
+        "weight_dtype", "gpu_util", "reserve_bytes", "kv_budget_bytes", "engine",
+        "perf_profile", "prompt_tokens", "output_tokens", "gpu_hour_usd",
+    }
+)  # fmt: skip
+
+
+def preset_request(raw: bytes) -> dict[str, Any] | None:
+    """The decoded body of a small request that names a preset, or None (send it to the pool)."""
     if len(raw) > SMALL_BODY_BYTES:
         return None
     try:
@@ -34,7 +49,23 @@ def preset_key(raw: bytes) -> str | None:
         return None  # the pool's answer names the problem
     if not isinstance(data, dict) or "config" in data:
         return None
+    return data
+
+
+def memo_key(data: dict[str, Any]) -> str:
+    """Field order and spacing do not change the answer, so they do not change the key."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def preset_key(raw: bytes) -> str | None:
+    """A canonical key for a small body that names a preset, or None (send it to the pool)."""
+    data = preset_request(raw)
+    return None if data is None else memo_key(data)
+
+
+def sized_on_loop(data: dict[str, Any]) -> bool:
+    """Whether a preset request is cheap enough to size on the event loop."""
+    return data.keys() <= ON_LOOP_FIELDS
 
 
 class SizingMemo:

@@ -112,8 +112,11 @@ def install(app: FastAPI) -> None:
 
     # A plain Starlette route: static files skip the app's dependencies (no session, no CSRF).
     app.add_route("/static/{path:path}", static, include_in_schema=False)
+    # Routers are matched in this order, each in turn: the API's hottest POST comes straight
+    # after the health checks rather than behind twenty page routers (about 0.1 ms a request).
     routers = (
         health.router,
+        sizing_api.router,
         seo.router,
         content_pages.router,
         question_page.router,
@@ -133,7 +136,6 @@ def install(app: FastAPI) -> None:
         content_api.router,
         checks_api.router,
         api_docs.router,
-        sizing_api.router,
         plan_api.router,
         configs_api.router,
         drills_api.router,

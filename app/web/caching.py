@@ -60,6 +60,7 @@ class CachedPage:
     media_type: str
     headers: dict[str, str]  # kept from the render (e.g. vary), minus length and type
     gzipped: bytes | None = None
+    gzip_level: int = GZIP_LEVEL
 
     @classmethod
     def of(cls, response: Response, keep: Iterable[str] | None = None) -> CachedPage:
@@ -74,7 +75,7 @@ class CachedPage:
 
     def gzip_body(self) -> bytes:
         if self.gzipped is None:  # two threads may race to fill it: both get the same bytes
-            self.gzipped = gzip.compress(self.body, compresslevel=GZIP_LEVEL, mtime=0)
+            self.gzipped = gzip.compress(self.body, compresslevel=self.gzip_level, mtime=0)
         return self.gzipped
 
     def response(self, request: Request, headers: dict[str, str] | None = None) -> Response:

@@ -90,8 +90,18 @@ def test_limits_can_be_switched_off_for_load_tests_but_not_in_production(
     assert any("PREFILL_RATE_LIMITS is off" in m and m.startswith("ERROR") for m in messages)
 
 
-def test_sizing_runs_off_the_event_loop(app_factory, sqlite_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """While one sizing request computes, the process still answers others."""
+@pytest.mark.parametrize(
+    "body",
+    [
+        {**SIZING, "include_remedies": True},  # a preset with remedies: a worker thread
+        {"config": load_preset_config("llama-3.1-8b"), "gpu": "H100-SXM"},  # the pool's place
+    ],
+    ids=["preset-with-remedies", "inline-config"],
+)
+def test_sizing_runs_off_the_event_loop(app_factory, sqlite_url, monkeypatch, body) -> None:  # type: ignore[no-untyped-def]
+    """While one costly sizing request computes, the process still answers others. (A plain
+    preset sizing, a couple of milliseconds at most, runs on the event loop:
+    tests/api/test_sizing_memo.py.)"""
     started = threading.Event()
     real = sizing_compute.run_sizing
 
@@ -109,7 +119,7 @@ def test_sizing_runs_off_the_event_loop(app_factory, sqlite_url, monkeypatch) ->
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
 
             async def sizing() -> None:
-                response = await client.post("/api/v1/sizing", json=SIZING)
+                response = await client.post("/api/v1/sizing", json=body)
                 assert response.status_code == 200
                 finished.append("sizing")
 

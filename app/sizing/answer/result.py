@@ -64,6 +64,11 @@ class SizingResult:
         """A JSON-ready dict (ints, bools, strings, None; ratios and util are the only floats)."""
         return {name: _copy(getattr(self, name)) for name in self.__slots__}
 
+    def fields(self) -> dict[str, Any]:
+        """The same keys and values, not copied: for a caller that serialises them at once (the
+        sizing API), where the deep copy is a tenth of the answer's cost."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
 
 def _copy(value: Any) -> Any:
     if isinstance(value, dict):

@@ -19,7 +19,7 @@ from ..model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
 from ..model.precision import shipped_weight_bytes
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
-from .engine_pool import engine_pool
+from .engine_pool import engine_pool, share_of
 from .kv import CacheProfile, profile
 from .overhead import Overhead, trtllm_overhead, vllm_overhead
 
@@ -136,8 +136,7 @@ def legal_tp_degrees(spec: ModelSpec, up_to: int) -> list[int]:
 
 
 def usable_bytes(gpu: GPU, util: float) -> int:
-    # Fraction(str(util)) keeps 0.92 exact, so the ceiling cannot be off by one byte.
-    return math.ceil(gpu.memory_bytes * Fraction(str(util)))
+    return share_of(gpu.memory_bytes, util)
 
 
 class Replica:

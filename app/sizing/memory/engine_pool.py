@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from ..catalogue.engines import ENGINE_NAMES
@@ -99,6 +100,14 @@ def memory_engine(req: SizingRequest) -> str:
     return name if name in RULE_ENGINES else "vllm"
 
 
+@lru_cache(maxsize=256, typed=True)
+def share_of(total: int, util: float) -> int:
+    """ceil(total × util), exact: Fraction(str(util)) keeps 0.92 exact, so the ceiling cannot be
+    off by one byte. Remembered: a GPU catalogue's totals times a few utilisations, asked on
+    every sizing (building the Fraction costs more than the rest of the pool)."""
+    return math.ceil(total * Fraction(str(util)))
+
+
 def engine_pool(
     spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int, weights_per_gpu: int
 ) -> Pool:
@@ -115,7 +124,7 @@ def engine_pool(
         budget = math.floor(max(0, total - w - reserve) * TRTLLM_FRACTION)
         usable = w + reserve + budget if budget > 0 else total
         return Pool(engine, usable, reserve, budget, total, w, TRTLLM_FRACTION, given)
-    usable = math.ceil(total * Fraction(str(req.gpu_util)))  # Fraction keeps 0.92 exact
+    usable = share_of(total, req.gpu_util)
     reserve = req.reserve_bytes if given else vllm_reserve(spec, gpu, tp)
     return Pool("vllm", usable, reserve, usable - w - reserve, total, w, req.gpu_util, given)
 
