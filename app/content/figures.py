@@ -24,6 +24,7 @@ from functools import lru_cache
 from html import escape
 from typing import Any
 
+from app.content.figure_format import BYTE_UNITS, format_value
 from app.content.markdown import Directive, DirectiveError
 from app.sizing import (
     SizingError,
@@ -33,39 +34,6 @@ from app.sizing import (
     size,
 )
 
-BYTE_UNITS: dict[str, int] = {
-    "B": 1,
-    "KiB": 1024,
-    "MiB": 1024**2,
-    "GiB": 1024**3,
-    "TiB": 1024**4,
-    "KB": 1000,
-    "MB": 1000**2,
-    "GB": 1000**3,
-    "TB": 1000**4,
-}
-COUNT_UNITS: dict[str, tuple[int, str]] = {
-    "count": (1, ""),
-    "tokens": (1, " tokens"),
-    "thousand": (1000, "K"),
-    "million": (1000**2, "M"),
-    "billion": (1000**3, "B"),
-    "trillion": (1000**4, "T"),
-    "x": (1, "×"),
-}
-RATE_UNITS: dict[str, tuple[int, str]] = {
-    "GB/s": (1000**3, " GB/s"),
-    "TB/s": (1000**4, " TB/s"),
-    "TFLOPS": (1, " TFLOPS"),
-}
-# Time figures: (divisor, label); "percent" shows a 0–1 share as a percentage, "usd" prefixes $.
-TIME_UNITS: dict[str, tuple[float, str]] = {
-    "ms": (1, " ms"),
-    "s": (1000, " s"),
-    "tokens/s": (1, " tokens/s"),
-    "percent": (0.01, "%"),
-    "usd": (1, ""),
-}
 FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix", "times", "multiple"})
 REQUEST_INT_ARGS = frozenset(
     {
@@ -145,41 +113,6 @@ def request_from_args(args: dict[str, str]) -> SizingRequest:
 @lru_cache(maxsize=4096)
 def _sized(model: str, request: SizingRequest) -> dict[str, Any]:
     return size(load_preset(model), request).to_dict()
-
-
-def format_number(value: float, digits: int | None) -> str:
-    if digits is None:
-        if float(value).is_integer() or abs(value) >= 100:
-            digits = 0
-        elif abs(value) >= 10:
-            digits = 1
-        else:
-            digits = 2
-    text = f"{value:,.{digits}f}"
-    return text
-
-
-def format_value(value: float | int | None, unit: str, digits: int | None, suffix: bool) -> str:
-    if value is None:
-        return "unbounded"
-    if unit in BYTE_UNITS:
-        scaled = value / BYTE_UNITS[unit]
-        label = f" {unit}"
-    elif unit in COUNT_UNITS:
-        divisor, label = COUNT_UNITS[unit]
-        scaled = value / divisor
-    elif unit in RATE_UNITS:
-        divisor, label = RATE_UNITS[unit]
-        scaled = value / divisor
-    elif unit in TIME_UNITS:
-        scale, label = TIME_UNITS[unit]
-        scaled = value / scale
-        if unit == "usd":
-            return "$" + format_number(scaled, 2 if digits is None else digits)
-    else:
-        known = ", ".join([*BYTE_UNITS, *COUNT_UNITS, *RATE_UNITS, *TIME_UNITS])
-        raise DirectiveError(f"unknown unit {unit!r} (expected one of: {known})")
-    return format_number(scaled, digits) + (label if suffix else "")
 
 
 def round_down(value: float | int | None, args: dict[str, str]) -> float | int | None:

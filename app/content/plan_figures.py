@@ -17,7 +17,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from app.content.figures import _figure_html, _format_args, format_value, render_figure
+from app.content.figure_format import format_value
+from app.content.figures import _figure_html, _format_args, render_figure
 from app.content.figures import validate_widget as validate_sizing_block
 from app.content.markdown import Directive, DirectiveError
 from app.sizing import SizingError, load_preset
