@@ -30,7 +30,7 @@ from app.web.body_limit import KIB, capped_body_route
 from app.web.deps import Content
 from app.web.throttle import PRACTICE_PER_CLIENT, throttle
 
-# 20,000 characters of text, each up to six bytes once JSON-escaped (a \\u escape and four hex digits),
+# 20,000 characters of text, each up to six bytes once JSON-escaped (a backslash-u escape),
 # and the envelope.
 router = APIRouter(prefix="/api/v1", tags=["content"], route_class=capped_body_route(128 * KIB))
 Verdict = Literal["correct", "close", "wrong"]
