@@ -9,8 +9,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from pydantic import ValidationError
-
 from app.api.plan_schemas import PlanRequestBody
 from app.api.sizing_compute import (
     CONFIG_BODY_BYTES,
@@ -18,6 +16,7 @@ from app.api.sizing_compute import (
     InvalidInput,
     error_item,
     parse_json_body,
+    validate_request,
 )
 from app.sizing import SizingError, find_preset_id, load_preset, parse_config
 from app.sizing.catalogue.repos import config_repo, hf_repo
@@ -44,30 +43,7 @@ PLAN_FIELDS = (
 
 
 def validate_plan_body(data: Any) -> PlanRequestBody:
-    if not isinstance(data, dict):
-        raise InvalidInput([error_item(["body"], "expected a JSON object", "model_type")])
-    try:
-        body = PlanRequestBody.model_validate(data)
-    except ValidationError as error:
-        raise InvalidInput(
-            [
-                error_item(["body", *map(str, e["loc"])], e["msg"], e["type"])
-                for e in error.errors(include_url=False, include_input=False)
-            ]
-        ) from None
-    if (body.model is None) == (body.config is None):
-        both = "both were given" if body.model is not None else "neither was given"
-        raise InvalidInput(
-            [
-                error_item(
-                    ["body", "model"],
-                    "give either model (a preset id) or config (a config.json object), not both "
-                    f"and not neither: {both}",
-                    "model_or_config",
-                )
-            ]
-        )
-    return body
+    return validate_request(data, PlanRequestBody)
 
 
 def plan_spec(body: PlanRequestBody) -> tuple[ModelSpec, str | None]:

@@ -11,10 +11,11 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from app.api.plan_schemas import PlanRequestBody
 from app.api.sizing_schemas import MAX_CONFIG_BYTES, SizingRequestBody
 from app.sizing import (
     CheckpointIndex,
@@ -76,11 +77,15 @@ def parse_json_body(body: bytes) -> Any:
         ) from None
 
 
-def validate_body(data: Any) -> SizingRequestBody:
+Body = TypeVar("Body", SizingRequestBody, PlanRequestBody)
+
+
+def validate_request(data: Any, schema: type[Body]) -> Body:
+    """A sizing or plan request body: its schema's checks, then exactly one of model and config."""
     if not isinstance(data, dict):
         raise InvalidInput([error_item(["body"], "expected a JSON object", "model_type")])
     try:
-        body = SizingRequestBody.model_validate(data)
+        body = schema.model_validate(data)
     except ValidationError as error:
         raise InvalidInput(
             [
@@ -101,6 +106,10 @@ def validate_body(data: Any) -> SizingRequestBody:
             ]
         )
     return body
+
+
+def validate_body(data: Any) -> SizingRequestBody:
+    return validate_request(data, SizingRequestBody)
 
 
 def sizing_error(error: SizingError, *, from_config: bool) -> InvalidInput:
