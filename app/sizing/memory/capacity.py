@@ -18,6 +18,7 @@ from ..errors import ContextLimitError, IllegalTPError, SizingError
 from ..model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
 from ..model.precision import shipped_weight_bytes
 from ..model.spec import ModelSpec
+from ..spec_memo import spec_memo
 from ..units import fmt_bytes
 from .engine_pool import engine_pool, share_of
 from .kv import CacheProfile, profile
@@ -82,6 +83,7 @@ def weights_bytes(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> int:
     return weight_plan(spec, weight_dtype).bytes
 
 
+@spec_memo
 def tp_violation(spec: ModelSpec, tp: int) -> str | None:
     """The first head-divisibility rule a tensor-parallel degree breaks, or None if legal."""
     heads = spec.num_attention_heads

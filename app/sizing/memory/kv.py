@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..model.dtypes import MODEL_DTYPE_BYTES
 from ..model.spec import Attention, LayerClass, LayerSpec, ModelSpec, State
+from ..spec_memo import spec_memo
 
 INDEXER_QUANT_BLOCK = 128
 FP8_DS_MLA_SCALE_BLOCK = 128
@@ -139,6 +140,7 @@ class CacheProfile:
         return lo
 
 
+@spec_memo
 def profile(spec: ModelSpec, kv_bytes: int, tp: int = 1) -> CacheProfile:
     full = constant = 0
     windows: dict[int, int] = {}

@@ -33,6 +33,7 @@ from typing import Any
 from ..catalogue.gpus import GPU
 from ..model.linears import ATTENTION, EXPERTS, MIXER
 from ..model.spec import ModelSpec
+from ..spec_memo import spec_memo
 from ..units import fmt_bytes
 
 GIB = 1 << 30
@@ -130,16 +131,12 @@ TRTLLM_GRAPH_SIZES = (*range(1, 32), 32, 64, 128)
 # Matrices whose output is all-reduced to the full hidden width under tensor parallelism.
 ROW_PARALLEL = (".o_proj", ".out_proj", ".down_proj")
 _LAYER = re.compile(r"^(.*?layers\.\d+)\.")
-_WORKING_SETS: dict[int, tuple[ModelSpec, tuple[tuple[int, int, int, int], ...]]] = {}
 
 
+@spec_memo
 def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int, int, int], ...]:
     """Per kind of layer, per token: (rows split by tp, rows at full width, the attention or
-    mixer boundary split by tp, how many layers are alike) from the matrix inventory. Cached per
-    spec object (a spec is immutable)."""
-    hit = _WORKING_SETS.get(id(spec))
-    if hit is not None and hit[0] is spec:
-        return hit[1]
+    mixer boundary split by tp, how many layers are alike) from the matrix inventory."""
     h = spec.hidden_size
     top_k = max(spec.params.experts_per_token, 1)
     per_layer: dict[str, list[int]] = {}
@@ -159,11 +156,7 @@ def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int, int, int], ...]:
     alike = Counter(tuple(entry) for entry in per_layer.values()) or Counter(
         {(0, 2 * h, 0): spec.num_layers}
     )
-    rows = tuple((split, full, graph, n) for (split, full, graph), n in alike.items())
-    if len(_WORKING_SETS) > 256:
-        _WORKING_SETS.clear()
-    _WORKING_SETS[id(spec)] = (spec, rows)
-    return rows
+    return tuple((split, full, graph, n) for (split, full, graph), n in alike.items())
 
 
 def working_set(spec: ModelSpec, tp: int) -> tuple[int, int]:
@@ -218,6 +211,7 @@ def vllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
     return max(forward, sampler) + max(limits.capture_sizes) * BF16 * boundary
 
 
+@spec_memo
 def vllm_overhead(spec: ModelSpec, gpu: GPU, tp: int) -> Overhead:
     """vLLM's non-KV memory per GPU beyond weights, as its profile run and capture take it."""
     limits = vllm_limits(gpu)
@@ -256,6 +250,7 @@ def trtllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
     return max(forward, sampler) + max(TRTLLM_GRAPH_SIZES) * BF16 * boundary
 
 
+@spec_memo
 def trtllm_overhead(spec: ModelSpec, gpu: GPU, tp: int) -> Overhead:
     """TensorRT-LLM's profiling pass (dummy context requests filling max_num_tokens) and its
     decode-only CUDA graphs."""

@@ -28,6 +28,7 @@ from ..memory.capacity import Replica
 from ..memory.engines import ENGINE_RULES, Setup
 from ..memory.placement import resolve_layout
 from ..model.spec import ModelSpec
+from ..search import first_above
 from ..time.estimates import limits_for, replica_model
 from ..time.pipeline import ReplicaModel
 from ..time.workload import SteadyState, Workload, solve
@@ -154,7 +155,7 @@ class ReplicaCurve:
 
     def streams_for(self, rate: float, top: int) -> int | None:
         """The fewest streams per replica that serve ``rate`` requests/s (None: none do); the
-        bisection starts from the states already solved around it."""
+        search starts from the states already solved around it."""
         if top < 1 or self.state(top).requests_per_s < rate:
             return None
         lo, hi = 1, top
@@ -164,13 +165,7 @@ class ReplicaCurve:
                     hi = min(hi, streams)
                 else:
                     lo = max(lo, streams + 1)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.state(mid).requests_per_s >= rate:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
+        return first_above(lambda n: self.state(n).requests_per_s, rate, lo, hi, inclusive=True)
 
     def memory_miss(self, plan: PlanRequest) -> str | None:
         """Why the configuration does not fit, in words with its numbers (None: it fits)."""

@@ -21,6 +21,7 @@ from ..catalogue.topology import scale_out
 from ..deployment.layout import Layout
 from ..memory.capacity import Replica
 from ..model.spec import ModelSpec
+from ..search import first_above
 from .admission import cap, lanes, run, running_streams
 from .pipeline import ReplicaModel
 from .speculative import Speculation
@@ -282,7 +283,7 @@ def _open_loop(
     price: float | None,
 ) -> WorkloadEstimate:
     """Requests arriving at ``rate`` per second: the fewest running streams that serve them
-    (Little's law, N = rate × latency), found by bisection; past capacity, the most that run."""
+    (Little's law, N = rate × latency), found by ``first_above``; past capacity, the most that run."""
     replicas = layout.replicas
     per_replica = rate / replicas
     top = min(fit, cap(limits, lanes(replica)))
@@ -290,18 +291,15 @@ def _open_loop(
     def state(n: int) -> SteadyState:
         return run(replica, load, n, limits)
 
+    def served(n: int) -> float:
+        return state(n).requests_per_s
+
     limited = None
-    if state(top).requests_per_s < per_replica:
+    most = served(top)
+    if most < per_replica:
         n, limited = top, "capacity"
     else:
-        lo, hi = 1, top
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if state(mid).requests_per_s >= per_replica:
-                hi = mid
-            else:
-                lo = mid + 1
-        n = lo
+        n = first_above(served, per_replica, 1, top, inclusive=True, f_hi=most)
     steady = state(n)
     if not limited:  # Poisson arrivals queue for the prefill: an M/D/1 wait (Kleinrock)
         service = steady.prefill_step * steady.chunks

@@ -31,6 +31,7 @@ from ..deployment.layout import Layout
 from ..memory.kv import CacheProfile
 from ..model.dtypes import MODEL_DTYPE_BYTES
 from ..model.spec import ModelSpec
+from ..search import first_above
 from .attention_cost import AttentionCost
 from .gemm_shapes import mixed_efficiency
 from .kernels import kernels_per_pass
@@ -290,21 +291,12 @@ class StepModel:
     def ridge_batch(self) -> int:
         """Smallest batch whose linear layers are compute-bound (FLOPs time ≥ weight-read time)."""
 
-        def compute_bound(b: int) -> bool:
-            return (
-                self.linear_flops(b) / self.c_linear >= self.weight_bytes_read(b) / self.bw_weights
-            )
-
         if self.moe is None:
             per_token = self.dense_flops_per_token / self.c_linear
             return max(1, math.ceil(self.dense_bytes / self.bw_weights / per_token))
-        lo, hi = 1, 1 << 24
-        if not compute_bound(hi):
-            return hi
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if compute_bound(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
+
+        def flops_over_bytes(b: int) -> float:  # rises as the touched experts saturate
+            read = self.weight_bytes_read(b) / self.bw_weights
+            return self.linear_flops(b) / self.c_linear / read if read else math.inf
+
+        return first_above(flops_over_bytes, 1.0, 1, 1 << 24, inclusive=True)

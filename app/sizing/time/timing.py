@@ -16,6 +16,7 @@ from typing import Any
 from ..catalogue.engines import EngineLimits
 from ..catalogue.perf_profiles import PerfProfile
 from ..deployment.request import SizingRequest
+from ..search import first_above
 from .pipeline import ReplicaModel
 from .step_model import StepParts, experts_touched
 
@@ -135,17 +136,12 @@ def curve(
 def step_grows_from(replica: ReplicaModel, context: int, rise: float = 0.1) -> int:
     """The batch at which a decode step is ``rise`` (10%) longer than at batch 1: where the KV
     reads (which grow with every sequence) and then the FLOPs stop riding on the weight read."""
-    base = replica.step(1, context).seconds
-    lo, hi = 1, 1 << 16
-    if replica.step(hi, context).seconds <= base * (1 + rise):
-        return hi
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if replica.step(mid, context).seconds > base * (1 + rise):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+
+    def seconds(b: int) -> float:
+        return replica.step(b, context).seconds
+
+    base = seconds(1)
+    return first_above(seconds, base * (1 + rise), 1, 1 << 16, f_lo=base)
 
 
 def _ms(seconds: float) -> float:
@@ -209,13 +205,14 @@ def _slo(
             "tokens_per_s_total": 0.0,
             "limited_by": "tpot",
         }
-    lo, hi = 1, top
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if seconds(mid) * 1e3 <= slo_ms:
-            lo = mid
-        else:
-            hi = mid - 1
+
+    # The largest batch within the target: one short of the first that misses it.
+    def ms(b: int) -> float:
+        return seconds(b) * 1e3
+
+    top = max(1, top)
+    first_miss = first_above(ms, slo_ms, 1, top)
+    lo = top if ms(first_miss) <= slo_ms else first_miss - 1
     step = seconds(lo)
     total = lo / step * replicas
     cost = None

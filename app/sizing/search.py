@@ -1,0 +1,69 @@
+"""Integer searches over a non-decreasing function, in few evaluations.
+
+Batch and stream searches ask where a step time or a throughput, which grows with the batch,
+first passes a target. Bisection over a wide range costs one evaluation per bit of the range;
+these curves are nearly straight between a few kinks (a phase turning compute-bound, a block
+boundary), so interpolating between the two ends of the bracket (false position, Illinois' variant) lands on the
+crossing in a few evaluations, and a bisection step after two interpolations that did not halve
+the bracket keeps the worst case within three evaluations per bit of the range. The answer is the same as bisection's for any
+non-decreasing function: only the points probed differ.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+
+def first_above(
+    f: Callable[[int], float],
+    target: float,
+    lo: int,
+    hi: int,
+    *,
+    inclusive: bool = False,
+    f_lo: float | None = None,
+    f_hi: float | None = None,
+) -> int:
+    """The smallest ``b`` in ``[lo, hi]`` with ``f(b) > target`` (``≥`` when ``inclusive``),
+    for ``f`` non-decreasing; ``hi`` when none is (the caller checks ``f(hi)`` if it must know).
+    ``f_lo`` / ``f_hi``: values the caller already has."""
+
+    def passes(value: float) -> bool:
+        return value >= target if inclusive else value > target
+
+    if lo >= hi:
+        return hi
+    y_lo = f(lo) if f_lo is None else f_lo
+    if passes(y_lo):
+        return lo
+    y_hi = f(hi) if f_hi is None else f_hi
+    if not passes(y_hi):
+        return hi
+    # Invariant: f(lo) fails, f(hi) passes. Illinois' rule: when one end moves twice in a row,
+    # the other end's distance from the target counts half, so a far, steep end cannot hold
+    # every guess against the near one.
+    d_lo, d_hi = target - y_lo, y_hi - target  # both ≥ 0
+    moved = ""
+    stalled = 0  # interpolations in a row that did not halve the bracket
+    while hi - lo > 1:
+        width = hi - lo
+        bisect = stalled >= 2 or d_lo + d_hi <= 0
+        if bisect:  # in log space: a bracket often spans orders of magnitude
+            mid = min(hi - 1, max(lo + 1, math.isqrt(max(1, lo) * hi)))
+        else:
+            guess = lo + math.ceil(d_lo * width / (d_lo + d_hi))
+            mid = min(hi - 1, max(lo + 1, guess))
+        y = f(mid)
+        if passes(y):
+            hi, d_hi = mid, y - target
+            if moved == "hi":
+                d_lo /= 2
+            moved = "hi"
+        else:
+            lo, d_lo = mid, target - y
+            if moved == "lo":
+                d_hi /= 2
+            moved = "lo"
+        stalled = 0 if bisect or (hi - lo) * 2 <= width else stalled + 1
+    return hi

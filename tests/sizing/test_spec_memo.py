@@ -1,0 +1,42 @@
+"""The per-spec memo: one answer per spec object and arguments, never another spec's."""
+
+from __future__ import annotations
+
+import copy
+
+from app.sizing import load_preset
+from app.sizing.memory.kv import profile
+from app.sizing.spec_memo import ENTRIES, spec_memo
+
+
+def test_remembers_per_object_and_arguments() -> None:
+    calls: list[tuple[object, int]] = []
+
+    @spec_memo
+    def derive(spec: object, tp: int) -> tuple[int, int]:
+        calls.append((spec, tp))
+        return (id(spec), tp)
+
+    a, b = object(), object()
+    assert derive(a, 1) == derive(a, 1) == (id(a), 1)
+    assert derive(a, 2) == (id(a), 2)
+    assert derive(b, 1) == (id(b), 1)
+    assert len(calls) == 3
+
+
+def test_an_equal_but_distinct_spec_is_derived_afresh() -> None:
+    spec = load_preset("llama-3.1-8b")
+    twin = copy.deepcopy(spec)
+    assert profile(twin, 2, 1) == profile(spec, 2, 1)
+    assert profile(twin, 2, 1) is not profile(spec, 2, 1)
+
+
+def test_stays_bounded() -> None:
+    @spec_memo
+    def derive(spec: object, n: int) -> int:
+        return n
+
+    keep = object()
+    for n in range(ENTRIES * 2 + 3):
+        assert derive(keep, n) == n
+        assert len(derive.memo) <= ENTRIES
