@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, TypeVar
 
+import orjson
 from pydantic import ValidationError
 
 from app.api.plan_schemas import PlanRequestBody
@@ -199,10 +200,17 @@ def answer_sizing(raw: bytes) -> tuple[int, Any]:
 
 
 def json_bytes(payload: Any) -> bytes:
-    """The payload as the API sends it: byte for byte what Starlette's JSONResponse renders."""
-    return json.dumps(
-        payload, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
-    ).encode("utf-8")
+    """The payload as the API sends it: compact UTF-8 JSON, as Starlette's JSONResponse renders
+    it (the same values; orjson writes some floats shorter, 1e-5 for 1e-05). orjson encodes a
+    10 KB answer in about a seventh of the standard library's time. An integer beyond 64 bits,
+    which it refuses, goes to the standard encoder; a non-finite float (the core produces none)
+    would be written as null, valid JSON, where JSONResponse would fail."""
+    try:
+        return orjson.dumps(payload)
+    except orjson.JSONEncodeError:
+        return json.dumps(
+            payload, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+        ).encode("utf-8")
 
 
 def answer_sizing_json(raw: bytes) -> tuple[int, bytes]:

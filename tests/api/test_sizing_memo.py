@@ -145,14 +145,21 @@ def test_an_oversized_body_is_refused_before_any_sizing(client: TestClient) -> N
     assert response.status_code == 413 and pool.calls == []
 
 
-def test_the_answer_bytes_are_what_a_json_response_renders() -> None:
+def test_the_answer_bytes_say_what_a_json_response_renders() -> None:
     status, payload = answer_sizing(json.dumps({**PRESET, "include_remedies": True}).encode())
     assert status == 200 and "×" in json.dumps(payload, ensure_ascii=False)
-    assert json_bytes(payload) == JSONResponse(payload).body
-    assert (
-        answer_sizing_json(json.dumps(PRESET).encode())[1]
-        == JSONResponse(answer_sizing(json.dumps(PRESET).encode())[1]).body
+    rendered = json_bytes(payload)
+    assert "×".encode() in rendered  # UTF-8, not \u escapes
+    assert len(rendered) <= len(JSONResponse(payload).body)  # as compact
+    assert json.loads(rendered) == json.loads(JSONResponse(payload).body)
+    assert json.loads(answer_sizing_json(json.dumps(PRESET).encode())[1]) == json.loads(
+        JSONResponse(answer_sizing(json.dumps(PRESET).encode())[1]).body
     )
+
+
+def test_an_integer_beyond_64_bits_is_still_rendered_and_nan_is_null() -> None:
+    assert json_bytes({"n": 1 << 70}) == b'{"n":1180591620717411303424}'
+    assert json_bytes({"x": float("nan")}) == b'{"x":null}'  # never produced; valid JSON if it were
 
 
 def test_a_pasted_config_is_parsed_once_per_distinct_text() -> None:

@@ -201,6 +201,7 @@ def cuda_graphs(spec: ModelSpec, tp: int, sizes: tuple[int, ...], source: str) -
     )
 
 
+@spec_memo
 def vllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
     """The total of ``vllm_overhead`` without building its text (capacity asks it per tp)."""
     limits = vllm_limits(gpu)
@@ -239,6 +240,7 @@ def vllm_overhead(spec: ModelSpec, gpu: GPU, tp: int) -> Overhead:
     )
 
 
+@spec_memo
 def trtllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
     """The total of ``trtllm_overhead`` without building its text."""
     limit = spec.context_limit or TRTLLM_MAX_NUM_TOKENS
