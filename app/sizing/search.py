@@ -67,3 +67,38 @@ def first_above(
             moved = "lo"
         stalled = 0 if bisect or (hi - lo) * 2 <= width else stalled + 1
     return hi
+
+
+def root_of_increasing(
+    g: Callable[[float], float], lo: float, hi: float, width: float, *, g_hi: float | None = None
+) -> float:
+    """A point within ``width`` of where increasing ``g`` crosses zero in ``[lo, hi]`` (``g(lo)``
+    below zero, ``g(hi)`` not): the middle of the final bracket, as bisection to that width
+    would give. Each probe is the secant through the last two points when it falls inside the
+    bracket (fast on the smooth curves latency makes), else the false-position point, and a
+    bisection step after three probes that did not halve the bracket."""
+    y_lo = g(lo)
+    y_hi = g(hi) if g_hi is None else g_hi
+    last = (lo, y_lo)
+    now = (hi, y_hi)
+    stalled = 0
+    for _ in range(200):  # far beyond what any width needs; a guard, never reached
+        span = hi - lo
+        if span <= width:
+            break
+        (a, y_a), (b, y_b) = last, now
+        mid = b - y_b * (b - a) / (y_b - y_a) if y_b != y_a else lo - 1.0
+        if not lo < mid < hi:
+            mid = lo + span * -y_lo / (y_hi - y_lo) if y_hi > y_lo else (lo + hi) / 2
+        if stalled >= 3:
+            mid = (lo + hi) / 2
+        # Keep a probe off the ends, so the bracket shrinks by at least a sliver each time.
+        mid = min(hi - span * 1e-3, max(lo + span * 1e-3, mid))
+        y = g(mid)
+        if y < 0:
+            lo, y_lo = mid, y
+        else:
+            hi, y_hi = mid, y
+        last, now = now, (mid, y)
+        stalled = 0 if (hi - lo) * 2 <= span else stalled + 1
+    return (lo + hi) / 2

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from app.sizing.search import first_above
+from app.sizing.search import first_above, root_of_increasing
 
 
 def bisect_first_above(f, target, lo, hi, inclusive=False):
@@ -78,3 +78,36 @@ def test_no_crossing_returns_hi_and_first_passing_returns_lo() -> None:
     assert first_above(lambda b: 5.0, 1.0, 3, 50) == 3
     assert first_above(lambda b: float(b), 4.0, 1, 50, inclusive=True) == 4
     assert first_above(lambda b: float(b), 4.0, 1, 50) == 5
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_root_is_within_the_width_of_bisections(seed: int) -> None:
+    rng = random.Random(seed)
+    n, p, o = rng.uniform(1, 500), rng.uniform(1e-3, 2), rng.uniform(1, 2000)
+    t_d, t_pf = rng.uniform(1e-3, 0.05), rng.uniform(1e-3, 0.5)
+
+    def g(x: float) -> float:  # a stream's latency grows as prompts arrive faster
+        share = min(1.0, x * p / n)
+        return x * (p + o * (t_d + share * (t_pf - t_d))) - n
+
+    top = rng.uniform(1, 1e4)
+    while g(top) < 0:
+        top *= 2
+    lo, hi = 0.0, top
+    for _ in range(24):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if g(mid) < 0 else (lo, mid)
+    width = top * 2**-24
+    assert abs(root_of_increasing(g, 0.0, top, width) - (lo + hi) / 2) <= width
+
+
+def test_the_root_takes_few_evaluations() -> None:
+    calls = []
+
+    def g(x: float) -> float:
+        calls.append(x)
+        return x * (2.0 + 0.01 * x) - 50
+
+    root = root_of_increasing(g, 0.0, 1000.0, 1000.0 * 2**-24)
+    assert abs(root * (2.0 + 0.01 * root) - 50) < 1e-4
+    assert len(calls) <= 12  # bisection to that width takes 24

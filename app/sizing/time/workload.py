@@ -26,10 +26,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..search import root_of_increasing
 from .pipeline import ReplicaModel
 
 ITERATIONS = 30  # outer: the decode count (converges in a handful)
-BISECTIONS = 24  # inner: the request rate, to about 1e-7 of its bracket
+RATE_WIDTH = 2**-24  # inner: the request rate, to about 1e-7 of its bracket
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,7 @@ def solve(
     """The steady state of ``running`` closed-loop streams on one replica.
 
     For a given decode count D the step times are fixed; the request rate X then solves
-    X × latency(X) = N by bisection (latency grows with X, as more prefill lands in the steps a
+    X × latency(X) = N (``root_of_increasing``; latency grows with X, as more prefill lands in the steps a
     stream sees), capped at the prefill capacity. D is then X × (O − 1) × TPOT, iterated.
 
     ``lanes``: attention-DP ranks, each prefilling its own prompts under its own ``budget``
@@ -129,7 +130,7 @@ def solve(
             hold: float = chunks * t_pf,  # prefill time per prompt, bound for this iteration
         ) -> float:
             # Unmixed, a stream's decodes wait out its own rank's prefill steps (one rank of
-            # ``lanes``; the cap is a guard only, the rate's bisection keeps the share below it).
+            # ``lanes``; the cap is a guard only, the rate's search keeps the share below it).
             decode_step, prompts_in_prefill = times[2], times[3]
             base = decode_step if not mixed and lanes == 1 else _tpot(rate, n, *times)
             if mixed:
@@ -142,14 +143,12 @@ def solve(
         if bound:
             rate = top
         else:
-            lo, hi = 0.0, top
-            for _ in range(BISECTIONS):
-                mid = (lo + hi) / 2
-                if mid * (prefill_time + out_steps * tpot_at(mid)) < n:
-                    lo = mid
-                else:
-                    hi = mid
-            rate = (lo + hi) / 2
+            rate = root_of_increasing(
+                lambda x, held=prefill_time, tpot=tpot_at: x * (held + out_steps * tpot(x)) - n,
+                0.0,
+                top,
+                top * RATE_WIDTH,
+            )
         tpot = tpot_at(rate)
         d_new = min(float(n), rate * out_steps * tpot) if out_steps else 0.0
         k_new = max(1.0, min(float(lanes), rate * chunks * t_pf))
