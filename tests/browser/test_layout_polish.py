@@ -242,6 +242,8 @@ def test_a_wide_screen_also_links_the_mock_interview(browser, live_server) -> No
         page.goto("/mock")
         nav = page.locator(".primary-nav")
         assert nav.locator("a:visible").all_inner_texts() == [*PRIMARY, "Mock interview"]
-        assert nav.get_by_role("link", name="Mock interview").get_attribute("aria-current") == "page"
+        assert (
+            nav.get_by_role("link", name="Mock interview").get_attribute("aria-current") == "page"
+        )
         header = page.locator(".site-header").bounding_box()
         assert header and header["height"] <= 70, header  # one row
