@@ -16,7 +16,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.accounts.deps import get_viewer
 from app.accounts.session_cache import SessionCache
-from app.api.sizing_memo import SizingMemo
+from app.api.sizing_memo import QuickConfigs, SizingMemo
 from app.content.diagrams import stylesheet_classes
 from app.content.holder import ContentHolder, StaticContent
 from app.content.loader import load_content
@@ -134,6 +134,7 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
     # What "now" is for mocks, plans and drill sessions: a test may hold it (app/web/deps.py).
     app.state.clock = utcnow
     app.state.sizing_memo = SizingMemo()
+    app.state.quick_configs = QuickConfigs()
     app.state.short_lived = ShortLived()
     app.state.session_cache = SessionCache(database.invalidations)
     app.state.thread_versions = version_map(database.invalidations)

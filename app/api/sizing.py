@@ -9,6 +9,7 @@ that would fail on it.
 from __future__ import annotations
 
 import dataclasses
+import time
 from functools import cache
 from typing import Any
 
@@ -17,7 +18,15 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.api.sizing_compute import answer_sizing, answer_sizing_json, json_bytes
-from app.api.sizing_memo import SizingMemo, memo_key, preset_request, sized_on_loop
+from app.api.sizing_memo import (
+    QUICK_SECONDS,
+    QuickConfigs,
+    SizingMemo,
+    inline_request,
+    memo_key,
+    preset_request,
+    sized_on_loop,
+)
 from app.api.sizing_schemas import (
     MAX_CONFIG_BYTES,
     MAX_INDEX_BYTES,
@@ -74,26 +83,20 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
         limited = await run_in_threadpool(throttle, request, db, background, SIZING_API_PER_CLIENT)
         if limited is not None:
             return limited
+    memo: SizingMemo = request.app.state.sizing_memo
     data = preset_request(raw)
     if data is not None:  # a preset: bounded work, and often asked before
-        memo: SizingMemo = request.app.state.sizing_memo
-        key = memo_key(data)
-        if (hit := memo.get(key)) is None:
-            # A plain preset sizing (a couple of milliseconds at most) runs here on the event
-            # loop: a worker thread's hop would cost more than the work. Remedies and the
-            # searches some options start go to a worker thread.
-            if sized_on_loop(data):
-                hit = _serialised(raw)
-            else:
-                hit = await run_in_threadpool(_serialised, raw)
-            memo.put(key, hit)
-        status, answer = hit
-        response = answer.response(request)
-        response.status_code = status
-        return response
+        return await _remembered(request, memo, memo_key(data), raw, sized_on_loop(data))
+    inline = inline_request(raw)
+    quick: QuickConfigs = request.app.state.quick_configs
+    if inline is not None and inline[1] in quick and sized_on_loop(inline[0]):
+        # The pool sized this exact config quickly before: sizing it here costs less than the
+        # hop (its parse is remembered after the first time).
+        return await _remembered(request, memo, memo_key(inline[0]), raw, on_loop=True)
     # An inline config's cost depends on the sender: in a worker process (no shared interpreter
     # lock, and a wall-clock limit), or without one configured, a worker thread. The worker
     # sends back the serialised answer.
+    started = time.monotonic()
     try:
         status, body = await compute(request.app.state.compute_pool, answer_sizing_json, raw)
     except ComputeTimeout:
@@ -103,7 +106,24 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
         )
     except ComputeUnavailable:
         return _unavailable("the sizing workers restarted; send the request again")
+    if inline is not None and status == 200 and time.monotonic() - started < QUICK_SECONDS:
+        quick.add(inline[1])
     return Response(body, status_code=status, media_type="application/json")
+
+
+async def _remembered(
+    request: Request, memo: SizingMemo, key: str, raw: bytes, on_loop: bool
+) -> Response:
+    """The answer from this process's memo, else sized (on the event loop when ``on_loop``: a
+    worker thread's hop would cost more than the work; remedies and the searches some options
+    start go to a worker thread) and remembered."""
+    if (hit := memo.get(key)) is None:
+        hit = _serialised(raw) if on_loop else await run_in_threadpool(_serialised, raw)
+        memo.put(key, hit)
+    status, answer = hit
+    response = answer.response(request)
+    response.status_code = status
+    return response
 
 
 def _serialised(raw: bytes) -> tuple[int, CachedPage]:

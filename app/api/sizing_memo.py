@@ -6,8 +6,10 @@ same handful of setups again and again, so each process keeps the serialised ans
 most recent distinct ones. A hit costs a dictionary lookup on the event loop. A miss is sized on
 the event loop too when its fields keep the work to a couple of milliseconds (a preset's cost is
 bounded by our own configs, and a worker thread's hop and its contention for the interpreter
-lock cost more than that work), else in a worker thread; an inline config, whose cost depends
-on the sender, still goes to the process pool.
+lock cost more than that work), else in a worker thread. An inline config, whose cost depends
+on the sender, goes to the process pool the first time; once the pool has sized that exact
+config quickly, this process sizes it itself (``QuickConfigs``): people paste the same popular
+config.json files, and the pool's hop costs several times the sizing.
 """
 
 from __future__ import annotations
@@ -17,13 +19,19 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from app.api.sizing_compute import InvalidInput, parse_json_body
+from app.api.sizing_compute import PARSED_CONFIGS, InvalidInput, parse_json_body
 from app.web.caching import CachedPage
 
 # A preset request with every field set is a few hundred bytes; a body this small cannot carry
 # a config worth sending to the pool, and parsing it on the event loop costs microseconds.
 SMALL_BODY_BYTES = 2048
 MEMO_ENTRIES = 1024
+# A pasted config.json (1-5 KB for the popular models) with the request's fields: parsing a body
+# this size on the event loop costs well under a tenth of a millisecond.
+INLINE_BODY_BYTES = 16 * 1024
+# A config the pool answered within this long (queueing included) parses and sizes in less, so
+# sizing it again on the event loop holds the loop no longer than that.
+QUICK_SECONDS = 0.02
 
 
 # The fields of a request whose sizing costs at most a few milliseconds on any preset (about
@@ -64,8 +72,47 @@ def preset_key(raw: bytes) -> str | None:
 
 
 def sized_on_loop(data: dict[str, Any]) -> bool:
-    """Whether a preset request is cheap enough to size on the event loop."""
-    return data.keys() <= ON_LOOP_FIELDS
+    """Whether a request's fields (its config aside) keep its sizing cheap enough for the
+    event loop."""
+    return data.keys() - {"config"} <= ON_LOOP_FIELDS
+
+
+def inline_request(raw: bytes) -> tuple[dict[str, Any], str] | None:
+    """(decoded body, the config's canonical text) for a small body that pastes a config, or
+    None. The text is the key the parser's own cache uses (``parsed_config``)."""
+    if len(raw) > INLINE_BODY_BYTES:
+        return None
+    try:
+        data: Any = parse_json_body(raw)
+    except InvalidInput:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+        return None
+    return data, memo_key(data["config"])
+
+
+class QuickConfigs:
+    """Config texts the worker pool sized quickly, the most recent first out of mind last: as
+    many as the parser remembers, so a config sized here is parsed here only once."""
+
+    def __init__(self, max_entries: int = PARSED_CONFIGS) -> None:
+        self.max_entries = max_entries
+        self._texts: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __contains__(self, text: str) -> bool:
+        with self._lock:
+            if text in self._texts:
+                self._texts.move_to_end(text)
+                return True
+            return False
+
+    def add(self, text: str) -> None:
+        with self._lock:
+            self._texts[text] = None
+            self._texts.move_to_end(text)
+            while len(self._texts) > self.max_entries:
+                self._texts.popitem(last=False)
 
 
 class SizingMemo:

@@ -3,6 +3,7 @@ go to the guarded worker pool."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -14,6 +15,7 @@ from app.api.sizing import MAX_BODY_BYTES
 from app.api.sizing_compute import answer_sizing, answer_sizing_json, json_bytes, parsed_config
 from app.api.sizing_memo import (
     ON_LOOP_FIELDS,
+    QUICK_SECONDS,
     SMALL_BODY_BYTES,
     SizingMemo,
     preset_key,
@@ -110,6 +112,50 @@ def test_an_inline_config_still_goes_through_the_guarded_worker(client: TestClie
         "config",
         "num_attention_heads",
     ]
+
+
+class SlowPool(RecordingPool):
+    async def run(self, function: Any, *args: Any) -> Any:
+        await asyncio.sleep(QUICK_SECONDS * 2)
+        return await super().run(function, *args)
+
+
+def _pasted(**fields: Any) -> dict[str, Any]:
+    return {"config": load_preset_config("qwen3-8b"), "gpu": "H200", "gpus": 2, **fields}
+
+
+def test_a_config_the_pool_sized_quickly_is_then_sized_here(client: TestClient) -> None:
+    pool = RecordingPool()
+    client.app.state.compute_pool = pool  # type: ignore[attr-defined]
+    first = client.post("/api/v1/sizing", json=_pasted(context=8192))
+    assert first.status_code == 200 and pool.calls == [answer_sizing_json]
+    # The same config with other fields: answered here, the same as the pool would.
+    second = client.post("/api/v1/sizing", json=_pasted(context=4096))
+    assert second.status_code == 200 and pool.calls == [answer_sizing_json]
+    assert second.json() == json.loads(
+        answer_sizing_json(json.dumps(_pasted(context=4096)).encode())[1]
+    )
+    # Any change to the config is another config; options with costly searches still go out.
+    changed = _pasted(context=4096)
+    changed["config"] = {**changed["config"], "num_hidden_layers": 30}
+    assert client.post("/api/v1/sizing", json=changed).status_code == 200
+    assert client.post("/api/v1/sizing", json=_pasted(include_remedies=True)).status_code == 200
+    assert pool.calls == [answer_sizing_json] * 3
+
+
+def test_a_config_the_pool_sized_slowly_or_refused_stays_in_the_pool(client: TestClient) -> None:
+    pool = SlowPool()
+    client.app.state.compute_pool = pool  # type: ignore[attr-defined]
+    for _ in range(2):
+        assert client.post("/api/v1/sizing", json=_pasted()).status_code == 200
+    assert len(pool.calls) == 2
+    quick = RecordingPool()
+    client.app.state.compute_pool = quick  # type: ignore[attr-defined]
+    refused = _pasted()
+    refused["config"] = {**refused["config"], "num_attention_heads": -8}
+    for _ in range(2):
+        assert client.post("/api/v1/sizing", json=refused).status_code == 422
+    assert len(quick.calls) == 2
 
 
 @pytest.mark.parametrize(
