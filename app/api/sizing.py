@@ -9,7 +9,6 @@ that would fail on it.
 from __future__ import annotations
 
 import dataclasses
-import time
 from functools import cache
 from typing import Any
 
@@ -96,9 +95,8 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
     # An inline config's cost depends on the sender: in a worker process (no shared interpreter
     # lock, and a wall-clock limit), or without one configured, a worker thread. The worker
     # sends back the serialised answer.
-    started = time.monotonic()
     try:
-        status, body = await compute(request.app.state.compute_pool, answer_sizing_json, raw)
+        status, body, cpu = await compute(request.app.state.compute_pool, answer_sizing_json, raw)
     except ComputeTimeout:
         return _unavailable(
             f"the sizing did not finish within {SIZING_TIME_LIMIT_SECONDS:g} seconds and was "
@@ -106,7 +104,7 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
         )
     except ComputeUnavailable:
         return _unavailable("the sizing workers restarted; send the request again")
-    if inline is not None and status == 200 and time.monotonic() - started < QUICK_SECONDS:
+    if inline is not None and status == 200 and cpu < QUICK_SECONDS:
         quick.add(inline[1])
     return Response(body, status_code=status, media_type="application/json")
 

@@ -10,6 +10,7 @@ import dataclasses
 import json
 import math
 import threading
+import time
 from collections import OrderedDict
 from typing import Any, TypeVar
 
@@ -213,8 +214,11 @@ def json_bytes(payload: Any) -> bytes:
         ).encode("utf-8")
 
 
-def answer_sizing_json(raw: bytes) -> tuple[int, bytes]:
-    """`answer_sizing` serialised where it ran: a worker process sends back one bytes object
-    (cheap to pickle) and the web process only writes it out."""
+def answer_sizing_json(raw: bytes) -> tuple[int, bytes, float]:
+    """`answer_sizing` serialised where it ran, with the CPU seconds it took there: a worker
+    process sends back one bytes object (cheap to pickle) and the web process only writes it
+    out, and learns what sizing that body costs without the queue's wait."""
+    started = time.thread_time()
     status, payload = answer_sizing(raw)
-    return status, json_bytes(payload)
+    body = json_bytes(payload)
+    return status, body, time.thread_time() - started

@@ -29,8 +29,8 @@ MEMO_ENTRIES = 1024
 # A pasted config.json (1-5 KB for the popular models) with the request's fields: parsing a body
 # this size on the event loop costs well under a tenth of a millisecond.
 INLINE_BODY_BYTES = 16 * 1024
-# A config the pool answered within this long (queueing included) parses and sizes in less, so
-# sizing it again on the event loop holds the loop no longer than that.
+# A config the pool parsed and sized in this much CPU time (its queue's wait aside) holds the
+# event loop no longer than that when this process sizes it again.
 QUICK_SECONDS = 0.02
 
 
@@ -92,7 +92,7 @@ def inline_request(raw: bytes) -> tuple[dict[str, Any], str] | None:
 
 
 class QuickConfigs:
-    """Config texts the worker pool sized quickly, the most recent first out of mind last: as
+    """Config texts the worker pool sized in little CPU time, the least recent forgotten first: as
     many as the parser remembers, so a config sized here is parsed here only once."""
 
     def __init__(self, max_entries: int = PARSED_CONFIGS) -> None:
