@@ -1,12 +1,13 @@
-"""Integer searches over a non-decreasing function, in few evaluations.
+"""Searches over a non-decreasing function, in few evaluations.
 
 Batch and stream searches ask where a step time or a throughput, which grows with the batch,
 first passes a target. Bisection over a wide range costs one evaluation per bit of the range;
 these curves are nearly straight between a few kinks (a phase turning compute-bound, a block
-boundary), so interpolating between the two ends of the bracket (false position, Illinois' variant) lands on the
-crossing in a few evaluations, and a bisection step after two interpolations that did not halve
-the bracket keeps the worst case within three evaluations per bit of the range. The answer is the same as bisection's for any
-non-decreasing function: only the points probed differ.
+boundary), so interpolating between the bracket's ends (false position, with Illinois' rule)
+lands on the crossing in a few evaluations. After two interpolations that did not halve the
+bracket a bisection step follows (in log space for integers, whose brackets often span orders
+of magnitude), so the worst case stays within about three evaluations per bit. The answer is
+bisection's for any non-decreasing function: only the points probed differ.
 """
 
 from __future__ import annotations
