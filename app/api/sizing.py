@@ -26,15 +26,8 @@ from app.api.sizing_memo import (
     preset_request,
     sized_on_loop,
 )
-from app.api.sizing_schemas import (
-    MAX_CONFIG_BYTES,
-    MAX_INDEX_BYTES,
-    GPUInfo,
-    ModelPreset,
-    SizingError422,
-    SizingRequestBody,
-    SizingResponse,
-)
+from app.api.sizing_response_schemas import GPUInfo, ModelPreset, SizingError422, SizingResponse
+from app.api.sizing_schemas import MAX_CONFIG_BYTES, MAX_INDEX_BYTES, SizingRequestBody
 from app.db.session import DbSession
 from app.sizing import GPUS, SizingRequest, list_presets, load_preset, size
 from app.sizing.catalogue.gpu_perf import interconnect

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from app.api.sizing_schemas import SizingRequestBody, SizingResponse
+from app.api.sizing_response_schemas import SizingResponse
+from app.api.sizing_schemas import SizingRequestBody
 from app.sizing import (
     GPUS,
     SizingRequest,

@@ -8,7 +8,7 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
-from app.api.sizing_schemas import SizingResponse
+from app.api.sizing_response_schemas import SizingResponse
 from app.sizing import SizingRequest, load_preset, parse_checkpoint_index, size
 
 URL = "/api/v1/sizing"

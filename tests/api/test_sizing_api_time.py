@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from app.api.sizing_schemas import GPUInfo, SizingResponse
+from app.api.sizing_response_schemas import GPUInfo, SizingResponse
 
 URL = "/api/v1/sizing"
 FLAGSHIP = {"model": "llama-3.1-70b", "gpu": "H200", "gpus": 8, "tp": 8, "context": 32768}
