@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from app.accounts import service as accounts
 from app.db.models.accounts import User
 from app.db.models.practice import ActiveDay, Attempt, ReviewLog
-from app.practice import service
+from app.practice import saved, service
 from app.practice.exercises import export_exercises
 
 
@@ -46,10 +46,10 @@ def export_practice(db: Session, user: User) -> dict[str, Any]:
             {"question": r.question_slug, "band": r.rating, "at": r.reviewed_at.isoformat()}
             for r in reviews
         ],
-        "bookmarks": [b.question_slug for b in service.bookmarks(db, user)],
+        "bookmarks": [b.question_slug for b in saved.bookmarks(db, user)],
         "notes": [
             {"question": n.question_slug, "body": n.body, "updated_at": n.updated_at.isoformat()}
-            for n in service.notes(db, user)
+            for n in saved.notes(db, user)
         ],
         "active_days": [d.isoformat() for d in days],
     }

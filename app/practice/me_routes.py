@@ -13,7 +13,7 @@ from app.db.models.practice import Attempt
 from app.db.session import DbSession
 from app.discussion.answers import opened_answers
 from app.drills import SKILLS
-from app.practice import dashboard, drill_progress, exercises, progress, service
+from app.practice import dashboard, drill_progress, exercises, progress, saved, service
 from app.practice.routes import resolve
 from app.practice.service import PracticeError
 from app.web.deps import Content, Templates
@@ -47,7 +47,7 @@ def me(
     ][:RECENT]
     notes = [
         (note, question)
-        for note in service.notes(db, user)
+        for note in saved.notes(db, user)
         if (question := progress.canonical(content, note.question_slug)) is not None
     ]
     drill_stats = drill_progress.skill_stats(db, user, list(SKILLS))

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from app.content.models import Question
 from app.db.models.accounts import User
 from app.db.models.practice import PRACTICE, Attempt, Note, ReviewCard, is_follow_up
-from app.practice import follow_ups, service
+from app.practice import follow_ups, saved
 from app.practice.progress import MemberRows, member_rows
 
 
@@ -83,7 +83,7 @@ def build_panel(
         history=[a for a in everything if a.scored_at is not None and not is_follow_up(a.context)],
         card=next((c for c in rows.cards if c.question_slug in slugs), None),
         bookmarked=any(b.question_slug in slugs for b in rows.bookmarks),
-        note=service.note(db, user, slugs),
+        note=saved.note(db, user, slugs),
         answer_opened_before=opened_before,
         answer_recorded=recorded,
         follow_ups=follow_ups.states(question, everything),

@@ -27,7 +27,7 @@ from app.db.models.practice import (
     ReviewCard,
     is_follow_up,
 )
-from app.practice import service
+from app.practice import saved, service
 
 WEAK_ITEMS = 5
 
@@ -95,7 +95,7 @@ class MemberRows:
 
 def member_rows(db: Session, user: User) -> MemberRows:
     attempts = db.scalars(select(Attempt).where(Attempt.user_id == user.id).order_by(Attempt.id))
-    return MemberRows(list(attempts), service.all_cards(db, user), service.bookmarks(db, user))
+    return MemberRows(list(attempts), service.all_cards(db, user), saved.bookmarks(db, user))
 
 
 def activity(

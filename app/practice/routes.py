@@ -15,7 +15,7 @@ from app.dates import human_date
 from app.db.session import DbSession
 from app.discussion import answers
 from app.numbers import OutOfRange, parse_int
-from app.practice import carry, hints, service
+from app.practice import carry, hints, saved, service
 from app.practice.service import PracticeError
 from app.practice.view import HintsBox
 from app.web.cookies import ANSWER_FIRST, cookie_policy
@@ -204,7 +204,7 @@ def bookmark(
     user: CurrentUser,
 ) -> Response:
     question, slugs = resolve(content, slug)
-    marked = service.toggle_bookmark(db, user, slugs)
+    marked = saved.toggle_bookmark(db, user, slugs)
     if is_htmx(request):
         return templates.page(
             request, "partials/bookmark_button.html", {"question": question, "bookmarked": marked}
@@ -218,7 +218,7 @@ def note(
 ) -> Response:
     question, slugs = resolve(content, slug)
     try:
-        saved = service.save_note(db, user, slugs, note)
+        kept = saved.save_note(db, user, slugs, note)
     except PracticeError as error:
         if is_htmx(request):
             return HTMLResponse(
@@ -227,7 +227,7 @@ def note(
         return _failed(request, error)
     if is_htmx(request):
         return HTMLResponse(
-            f'<span class="save-status">{"Note saved" if saved else "Note cleared"}</span>'
+            f'<span class="save-status">{"Note saved" if kept else "Note cleared"}</span>'
         )
     return back_to(question, "notes")
 

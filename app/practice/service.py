@@ -1,4 +1,5 @@
-"""Practice rules: drafts, self-scores, the review schedule, bookmarks, notes and active days.
+"""Practice rules: drafts, self-scores, the review schedule and active days (bookmarks and notes
+are in ``saved``).
 
 Plain functions over a Session; they flush, never commit. Slugs are resolved through the content's
 aliases by the caller (a Subject-like tuple of slugs), so progress survives a rename.
@@ -14,7 +15,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from fsrs import Card, Rating, Scheduler
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -25,14 +26,11 @@ from app.db.models.practice import (
     PRACTICE,
     ActiveDay,
     Attempt,
-    Bookmark,
-    Note,
     ReviewCard,
     ReviewLog,
 )
 
 ATTEMPT_MAX = 20_000
-NOTE_MAX = 5_000
 BAND_TO_RATING = {1: Rating.Again, 2: Rating.Hard, 3: Rating.Good, 4: Rating.Easy}
 # Interview questions are reviewed over days, not minutes: no same-day learning steps, and no
 # fuzzing, so "next review in N days" is the same number the member is shown.
@@ -342,73 +340,3 @@ def due_cards(db: Session, user: User, now: datetime | None = None) -> list[Revi
 
 def all_cards(db: Session, user: User) -> list[ReviewCard]:
     return list(db.scalars(select(ReviewCard).where(ReviewCard.user_id == user.id)))
-
-
-# --- bookmarks and notes ----------------------------------------------------------------------
-
-
-def is_bookmarked(db: Session, user: User, slugs: tuple[str, ...]) -> bool:
-    return (
-        db.scalar(
-            select(Bookmark.id).where(
-                Bookmark.user_id == user.id, Bookmark.question_slug.in_(slugs)
-            )
-        )
-        is not None
-    )
-
-
-def toggle_bookmark(db: Session, user: User, slugs: tuple[str, ...]) -> bool:
-    # A bulk DELETE: a parallel toggle may have removed the row already (an ORM delete of a
-    # row that is gone fails).
-    removed = db.execute(
-        delete(Bookmark).where(Bookmark.user_id == user.id, Bookmark.question_slug.in_(slugs))
-    )
-    if removed.rowcount:  # type: ignore[attr-defined]
-        return False
-    insert = _insert(db)
-    db.execute(
-        insert(Bookmark)
-        .values(user_id=user.id, question_slug=slugs[0], created_at=utcnow())
-        .on_conflict_do_nothing(index_elements=["user_id", "question_slug"])
-    )
-    return True
-
-
-def bookmarks(db: Session, user: User) -> list[Bookmark]:
-    return list(
-        db.scalars(select(Bookmark).where(Bookmark.user_id == user.id).order_by(Bookmark.id.desc()))
-    )
-
-
-def note(db: Session, user: User, slugs: tuple[str, ...]) -> Note | None:
-    return db.scalar(select(Note).where(Note.user_id == user.id, Note.question_slug.in_(slugs)))
-
-
-def save_note(db: Session, user: User, slugs: tuple[str, ...], body: str) -> Note | None:
-    body = (body or "").replace("\r\n", "\n").strip()
-    if len(body) > NOTE_MAX:
-        raise PracticeError(f"Notes are limited to {NOTE_MAX:,} characters.", field="note")
-    if not body:
-        db.execute(delete(Note).where(Note.user_id == user.id, Note.question_slug.in_(slugs)))
-        return None
-    existing = note(db, user, slugs)
-    # Kept under the slug it was written under (an old one after a rename), else upserted under
-    # the current slug: parallel saves then update one row and the last one written is kept.
-    slug = existing.question_slug if existing is not None else slugs[0]
-    insert = _insert(db)
-    statement = insert(Note).values(
-        user_id=user.id, question_slug=slug, body=body, updated_at=utcnow()
-    )
-    statement = statement.on_conflict_do_update(
-        index_elements=["user_id", "question_slug"],
-        set_={"body": statement.excluded.body, "updated_at": statement.excluded.updated_at},
-    ).returning(Note.id)
-    note_id = db.execute(statement).scalar_one()
-    return db.get(Note, note_id, populate_existing=True)
-
-
-def notes(db: Session, user: User) -> list[Note]:
-    return list(
-        db.scalars(select(Note).where(Note.user_id == user.id).order_by(Note.updated_at.desc()))
-    )

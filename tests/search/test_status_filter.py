@@ -13,6 +13,7 @@ from app.content.models import Question, Track
 from app.content.store import ContentStore
 from app.db.base import utcnow
 from app.db.models.accounts import User
+from app.practice import saved
 from app.practice import service as practice
 from tests.helpers import signup, unique_email
 
@@ -35,7 +36,7 @@ def member(client: TestClient, content_store: ContentStore) -> Member:
     with client.app.state.db.writer() as db, db.begin():
         user = db.scalars(select(User).where(User.email == email)).one()
         practice.save_draft(db, user, (q0.slug,), "My first try")
-        practice.toggle_bookmark(db, user, (q1.slug,))
+        saved.toggle_bookmark(db, user, (q1.slug,))
         practice.schedule(db, user, (q2.slug,), 1, utcnow() - timedelta(days=30))
     return client, track, (q0, q1, q2)
 
