@@ -6,7 +6,7 @@ import copy
 
 from app.sizing import load_preset
 from app.sizing.memory.kv import profile
-from app.sizing.spec_memo import ENTRIES, spec_memo
+from app.sizing.spec_memo import ARGS, SPECS, spec_memo
 
 
 def test_remembers_per_object_and_arguments() -> None:
@@ -31,12 +31,16 @@ def test_an_equal_but_distinct_spec_is_derived_afresh() -> None:
     assert profile(twin, 2, 1) is not profile(spec, 2, 1)
 
 
-def test_stays_bounded() -> None:
+def test_stays_bounded_in_specs_held_and_answers_kept() -> None:
     @spec_memo
-    def derive(spec: object, n: int) -> int:
-        return n
+    def derive(spec: object, n: int) -> int | None:
+        return None if n % 2 else n  # None is an answer too
 
+    for _ in range(SPECS * 2 + 3):  # a stream of distinct specs: none piles up
+        spec = object()
+        assert derive(spec, 1) is None and derive(spec, 2) == 2
+        assert len(derive.memo) <= SPECS
     keep = object()
-    for n in range(ENTRIES * 2 + 3):
-        assert derive(keep, n) == n
-        assert len(derive.memo) <= ENTRIES
+    for n in range(ARGS * 2 + 3):
+        assert derive(keep, n) == (None if n % 2 else n)
+        assert len(derive.memo[id(keep)][1]) <= ARGS
