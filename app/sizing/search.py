@@ -70,16 +70,13 @@ def first_above(
     return hi
 
 
-def root_of_increasing(
-    g: Callable[[float], float], lo: float, hi: float, width: float, *, g_hi: float | None = None
-) -> float:
+def root_of_increasing(g: Callable[[float], float], lo: float, hi: float, width: float) -> float:
     """A point within ``width`` of where increasing ``g`` crosses zero in ``[lo, hi]`` (``g(lo)``
     below zero, ``g(hi)`` not): the middle of the final bracket, as bisection to that width
     would give. Each probe is the secant through the last two points when it falls inside the
     bracket (fast on the smooth curves latency makes), else the false-position point, and a
     bisection step after three probes that did not halve the bracket."""
-    y_lo = g(lo)
-    y_hi = g(hi) if g_hi is None else g_hi
+    y_lo, y_hi = g(lo), g(hi)
     last = (lo, y_lo)
     now = (hi, y_hi)
     stalled = 0
