@@ -21,6 +21,7 @@ from app.api.sizing_memo import (
     QUICK_SECONDS,
     QuickConfigs,
     SizingMemo,
+    inline_key,
     inline_request,
     memo_key,
     preset_request,
@@ -84,7 +85,7 @@ async def post_sizing(request: Request, db: DbSession, background: BackgroundTas
     if inline is not None and inline[1] in quick and sized_on_loop(inline[0]):
         # The pool sized this exact config quickly before: sizing it here costs less than the
         # hop (its parse is remembered after the first time).
-        return await _remembered(request, memo, memo_key(inline[0]), raw, on_loop=True)
+        return await _remembered(request, memo, inline_key(*inline), raw, on_loop=True)
     # An inline config's cost depends on the sender: in a worker process (no shared interpreter
     # lock, and a wall-clock limit), or without one configured, a worker thread. The worker
     # sends back the serialised answer.

@@ -91,6 +91,15 @@ def inline_request(raw: bytes) -> tuple[dict[str, Any], str] | None:
     return data, memo_key(data["config"])
 
 
+def inline_key(data: dict[str, Any], config_text: str) -> str:
+    """The memo key of a pasted-config body, from its config's text already made: the other
+    fields' key, a newline (never in a compact JSON text, so no preset's key can equal it),
+    then the config."""
+    return memo_key({name: value for name, value in data.items() if name != "config"}) + (
+        "\n" + config_text
+    )
+
+
 class QuickConfigs:
     """Config texts the worker pool sized in little CPU time, the least recent forgotten first: as
     many as the parser remembers, so a config sized here is parsed here only once."""

@@ -17,6 +17,9 @@ from app.api.sizing_memo import (
     QUICK_SECONDS,
     SMALL_BODY_BYTES,
     SizingMemo,
+    inline_key,
+    inline_request,
+    memo_key,
     preset_key,
     sized_on_loop,
 )
@@ -228,3 +231,12 @@ def test_only_plain_preset_requests_are_sized_on_the_event_loop() -> None:
     assert not sized_on_loop({**PRESET, "tpot_slo_ms": 20})  # a search
     assert not sized_on_loop({**PRESET, "pp": 2})
     assert set(SizingRequestBody.model_fields) >= ON_LOOP_FIELDS  # no field misspelt
+
+
+def test_a_pasted_config_body_has_its_own_memo_key() -> None:
+    body = _pasted(context=4096)
+    data, text = inline_request(json.dumps(body).encode())
+    key = inline_key(data, text)
+    assert key != memo_key(data) and "\n" in key and "\n" not in memo_key(data)
+    reordered = dict(reversed(list(body.items())))
+    assert inline_key(*inline_request(json.dumps(reordered, indent=2).encode())) == key

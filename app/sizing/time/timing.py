@@ -211,8 +211,8 @@ def _slo(
         return seconds(b) * 1e3
 
     top = max(1, top)
-    first_miss = first_above(ms, slo_ms, 1, top)
-    lo = top if ms(first_miss) <= slo_ms else first_miss - 1
+    first_miss = first_above(ms, slo_ms, 1, top)  # ``top`` also when none misses
+    lo = first_miss - 1 if first_miss < top or ms(top) > slo_ms else top
     step = seconds(lo)
     total = lo / step * replicas
     cost = None

@@ -92,8 +92,9 @@ def solve(
     """The steady state of ``running`` closed-loop streams on one replica.
 
     For a given decode count D the step times are fixed; the request rate X then solves
-    X × latency(X) = N (``root_of_increasing``; latency grows with X, as more prefill lands in the steps a
-    stream sees), capped at the prefill capacity. D is then X × (O − 1) × TPOT, iterated.
+    X × latency(X) = N (``root_of_increasing``; latency grows with X, as more prefill lands in
+    the steps a stream sees), capped at the prefill capacity. D is then X × (O − 1) × TPOT,
+    iterated.
 
     ``lanes``: attention-DP ranks, each prefilling its own prompts under its own ``budget``
     (the engines balance new requests across ranks): prompts in prefill at once, k = X × the
