@@ -27,21 +27,21 @@ def check_config_size(raw: Any) -> None:
     Walks iteratively and stops at the budget, so an oversized document costs no more to reject
     than a legal one costs to accept.
     """
+    if not isinstance(raw, (dict, list)):
+        return
     stack = [raw]
-    seen = 0
+    seen = 1  # the document itself
     while stack:
         value = stack.pop()
-        seen += 1
+        children = list(value.values()) if isinstance(value, dict) else value
+        seen += len(children)  # a container counts its children at once
         if seen > MAX_CONFIG_NODES:
             raise ConfigError(
                 f"has more than {MAX_CONFIG_NODES:,} values (keys, list entries, numbers); "
                 "a real config.json holds far fewer",
                 field="config",
             )
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
+        stack.extend([child for child in children if isinstance(child, (dict, list))])
 
 
 def layer_index_set(keys: Keys, key: str, layers: int) -> frozenset[int] | None:
