@@ -160,6 +160,12 @@ class SizingRequestBody(BaseModel):
         "budget, chunked prefill) the time estimate uses. Null: vllm. `pytorch` is plain "
         "PyTorch as measured on an H200 (a floor).",
     )
+    trtllm_backend: Literal["pytorch", "tensorrt"] | None = Field(
+        None,
+        description="With engine `trtllm`, its runtime: `pytorch` (the default since 1.0: host "
+        "work per running request each step) or `tensorrt` (TensorRT engines under the C++ "
+        "executor, the default before 1.0). Null: pytorch.",
+    )
     max_throughput: bool = Field(
         False,
         description="Run the workload at the most streams memory (at prompt + output tokens) and "

@@ -71,10 +71,11 @@ def setup_words(point: dict[str, Any]) -> str:
         layout.append("DP attention")
     spec = s.get("spec_decoding")
     draft = f", {spec['method'].upper()} {spec['draft_tokens']}" if spec else ""
+    runtime = ", TensorRT engines (C++ executor)" if s.get("backend") == "tensorrt" else ""
     return (
         f"{point['model']} on {point['gpus']} × {point['gpu']}, {' '.join(layout)}, "
         f"{s['weight_dtype']} weights / {s['kv_dtype']} KV, {s['prompt_tokens']:,} in / "
-        f"{s['output_tokens']:,} out{draft}"
+        f"{s['output_tokens']:,} out{draft}{runtime}"
     )
 
 

@@ -21,7 +21,8 @@ POINTS = yaml.safe_load(
 # Where the model stands today (the accuracy page shows each point): it may only improve.
 # 2026-12-03: 30 within; the accuracy branch: 32 (27 of 40 calibration, 5 of 8 held out).
 # accuracy2: still 32 within; beyond 2x 9 -> 7 (MI300X sustained clock, NVLS all-reduce).
-FLOOR_WITHIN = 32
+# 2026-12-04: 34 (TensorRT-LLM's PyTorch backend's host work per request; 28 + 6 held out).
+FLOOR_WITHIN = 34
 CEILING_FAR = 7
 
 

@@ -128,7 +128,11 @@ def test_each_point_has_every_field_with_an_allowed_value(point):
 def test_each_point_states_its_layout_precision_shape_and_load(point):
     s = point["settings"]
     assert set(s) >= SETTINGS, SETTINGS - set(s)
-    assert set(s) <= SETTINGS | set(LOADS) | {"spec_decoding"}, set(s) - SETTINGS - set(LOADS)
+    optional = {"spec_decoding", "backend"}
+    assert set(s) <= SETTINGS | set(LOADS) | optional, set(s) - SETTINGS - set(LOADS)
+    # TensorRT-LLM's runtime, where it was the engine-build flow (else its PyTorch backend).
+    assert s.get("backend") in (None, "tensorrt")
+    assert "backend" not in s or point["engine"] == "trtllm"
     for field in ("tp", "pp", "replicas", "prompt_tokens", "output_tokens"):
         assert isinstance(s[field], int) and s[field] >= 1, field
     assert s["ep"] is None or (isinstance(s["ep"], int) and s["ep"] >= 1)

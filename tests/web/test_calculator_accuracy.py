@@ -31,3 +31,10 @@ def test_the_page_lists_every_point_with_measured_predicted_and_ratio(
 def test_the_calculator_links_to_it(sqlite_client: TestClient) -> None:
     html = sqlite_client.get("/calculator").text
     assert 'href="/calculator/accuracy"' in html
+
+
+def test_a_point_on_tensorrt_engines_says_so(sqlite_client: TestClient) -> None:
+    html = unescape(sqlite_client.get("/calculator/accuracy").text)
+    engine_built = [p for p in published_points() if p["settings"].get("backend") == "tensorrt"]
+    assert engine_built
+    assert html.count("TensorRT engines (C++ executor)") == len(engine_built)

@@ -161,6 +161,7 @@ def request_for(point: dict[str, Any]) -> SizingRequest:
         engine=ENGINES.get(point["engine"], "vllm"),
         max_batch=s.get("max_batch"),
         max_num_tokens=s.get("max_num_tokens"),
+        trtllm_backend=s.get("backend") if point["engine"] == "trtllm" else None,
         spec_tokens=spec_decoding.get("draft_tokens"),
         spec_acceptance=_acceptance(spec_decoding),
         **load,

@@ -24,13 +24,25 @@ same constants apply to every model and every GPU; nothing is fitted to one publ
 - MoE: routing, sorting tokens by expert and the grouped GEMM's launch cost a fixed time per MoE
   layer (~45 µs in plain PyTorch: the H200 grouped-MoE rows fit 45 µs + bytes ÷ 2.97 TB/s at every
   batch from 1 to 256); engines' fused MoE kernels do the routing and sorting in one or two kernels.
+- TensorRT-LLM has two runtimes. Its PyTorch backend (the default since 1.0, the only one
+  ``trtllm-serve`` runs models such as DeepSeek on) keeps each request in Python: building the
+  step's inputs and handling each new token cost host time per running request that the overlap
+  scheduler does not hide once the batch is large. TensorRT-LLM's own 1.0 throughput table shows
+  the ceiling: Qwen3-30B-A3B at 128/128 tokens reaches 39,827 output tokens/s on a B200 with an
+  x86 host but 24,107 on a GB200 (the same GPU driven by a Grace CPU), and 39,490 on eight RTX
+  Pro 6000s against 28,011 on one. Solving this model's step for the per-request cost that
+  reproduces the x86 rows (B200 TP1: 19 µs; RTX Pro 6000 TP1: 10.5 µs) gives 15 µs per running
+  request per step, their mean. Neither row is one of the published points. The older
+  engine-build flow (``backend: tensorrt``: TensorRT engines under the C++ executor, the
+  default before 1.0 and the runtime of the 0.x tables and NVIDIA's MLPerf Llama and Mixtral
+  harness) keeps 1 µs. Under attention DP each rank runs its own executor over its own requests.
 - ``pytorch``: fitted to the H200 measured in plain PyTorch with CUDA graphs (Llama-3.1-8B's
   decoder and one TP8 rank of Llama-3.1-70B; tests/sizing/data/h200_pytorch.json); a floor.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ..errors import SizingError
@@ -53,6 +65,8 @@ class PerfProfile:
     # sequence reaches, falling for short ones as L / (L + 250) (time/attention_cost.py); 0
     # keeps attention_compute for prefill too.
     attention_prefill: float = 0.0
+    # The engine's runtime where it has more than one (TensorRT-LLM: pytorch | tensorrt).
+    backend: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,10 +117,22 @@ TRTLLM = PerfProfile(
     allreduce_latency_us=8.0,
     kernel_us=6.0,
     overhead_per_step_us=600.0,
-    overhead_per_sequence_us=1.0,
-    source=_SHARES + "; TensorRT-LLM's C++ executor and fused kernels",
+    overhead_per_sequence_us=15.0,
+    source=_SHARES
+    + "; TensorRT-LLM's PyTorch backend: 15 µs of host work per running request per step "
+    "(from its 1.0 throughput table's host-bound Qwen3-30B-A3B 128/128 rows)",
     attention_prefill=0.65,
+    backend="pytorch",
 )
+
+# The engine-build flow: TensorRT engines under the C++ executor (TensorRT-LLM before 1.0).
+TRTLLM_TENSORRT = replace(
+    TRTLLM,
+    overhead_per_sequence_us=1.0,
+    source=_SHARES + "; TensorRT-LLM's TensorRT engines under its C++ executor",
+    backend="tensorrt",
+)
+TRTLLM_BACKENDS = {"pytorch": TRTLLM, "tensorrt": TRTLLM_TENSORRT}
 
 PYTORCH = PerfProfile(
     name="pytorch",
@@ -132,11 +158,15 @@ DEFAULT_PROFILE = VLLM.name
 PROFILE_ALIASES: dict[str, str] = {"engine": "vllm", **{name: name for name in PROFILES}}
 
 
-def get_profile(name: str) -> PerfProfile:
+def get_profile(name: str, trtllm_backend: str | None = None) -> PerfProfile:
+    """The engine's profile (TensorRT-LLM's for ``trtllm_backend``; its PyTorch backend when
+    None)."""
     key = name.strip().lower() if isinstance(name, str) else ""
     profile = PROFILES.get(PROFILE_ALIASES.get(key, key))
     if profile is None:
         raise SizingError(
             f"unknown engine {name!r}; choose one of {', '.join(PROFILES)}", field="engine"
         )
+    if profile is TRTLLM and trtllm_backend is not None:
+        return TRTLLM_BACKENDS[trtllm_backend]
     return profile

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..catalogue.engines import ENGINES
 from ..catalogue.gpus import get_gpu
-from ..catalogue.perf_profiles import PROFILE_ALIASES
+from ..catalogue.perf_profiles import PROFILE_ALIASES, TRTLLM_BACKENDS
 from ..errors import SizingError
 from ..model.dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
 
@@ -64,6 +64,7 @@ class SizingRequest:
     request_rate: float | None = None  # open-loop arrivals, requests/s in all (not concurrency)
     max_batch: int | None = None  # the engine's running-sequence cap, if set (max_num_seqs)
     max_num_tokens: int | None = None  # the engine's per-step token budget, if set
+    trtllm_backend: str | None = None  # TensorRT-LLM's runtime: pytorch (default) | tensorrt
 
     def __post_init__(self) -> None:
         if not isinstance(self.gpu, str) or not self.gpu.strip():
@@ -171,6 +172,17 @@ def check_workload_inputs(req: SizingRequest) -> None:
         _check_number(req.request_rate, "request_rate", 1e7)
         if req.max_throughput:
             raise SizingError("give max_throughput or request_rate, not both", field="request_rate")
+    if req.trtllm_backend is not None:
+        if not isinstance(req.trtllm_backend, str) or req.trtllm_backend not in TRTLLM_BACKENDS:
+            raise SizingError(
+                f"unknown TensorRT-LLM backend {req.trtllm_backend!r}"[:200]
+                + f"; choose one of {', '.join(TRTLLM_BACKENDS)}",
+                field="trtllm_backend",
+            )
+        if engine_name(req) != "trtllm":
+            raise SizingError(
+                "trtllm_backend applies to engine trtllm only", field="trtllm_backend"
+            )
     for name in ("max_batch", "max_num_tokens"):
         if getattr(req, name) is not None:
             _check_int(getattr(req, name), name, 1, MAX_CONCURRENCY)

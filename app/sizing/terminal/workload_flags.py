@@ -20,6 +20,7 @@ WORKLOAD_FLAGS = {
     "gpu_hour_usd": "--gpu-hour-usd",
     "perf_profile": "--perf-profile",
     "engine": "--engine",
+    "trtllm_backend": "--trtllm-backend",
     "max_throughput": "--max-throughput",
     "pp": "--pp",
     "ep": "--ep",
@@ -63,6 +64,13 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
         choices=ENGINES,
         default=None,
         help="serving engine: its efficiencies and default limits (default vllm)",
+    )
+    time.add_argument(
+        "--trtllm-backend",
+        choices=("pytorch", "tensorrt"),
+        default=None,
+        help="with --engine trtllm: its runtime, pytorch (default since 1.0) or tensorrt "
+        "(TensorRT engines, the C++ executor)",
     )
     time.add_argument(
         "--perf-profile",

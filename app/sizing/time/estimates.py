@@ -38,7 +38,7 @@ WORKLOAD_NOTE = (
 def replica_model(
     spec: ModelSpec, req: SizingRequest, gpu: GPU, layout: Layout, rep: Replica
 ) -> tuple[ReplicaModel | None, PerfProfile, str | None]:
-    profile = get_profile(engine_name(req))
+    profile = get_profile(engine_name(req), req.trtllm_backend)
     reason = missing_figures(gpu, layout.tp)
     if reason is not None:
         return None, profile, reason
@@ -87,7 +87,7 @@ def time_object(
     context: int,
     per_replica: int,
 ) -> dict[str, Any]:
-    profile = get_profile(engine_name(req))
+    profile = get_profile(engine_name(req), req.trtllm_backend)
     try:
         replica, profile, reason = replica_model(spec, req, gpu, layout, rep)
         limits = limits_for(req, gpu, rep, context)

@@ -222,6 +222,12 @@ class StepModel:
             out += self.moe.moe_layers * (moe_ring + 2 * latency)
         return out
 
+    def host_sequences(self, decode: float, prefill: float) -> float:
+        """Sequences one executor process handles in a step: the whole batch, or under DP
+        attention one rank's share (each rank runs its own scheduler over its own requests)."""
+        seqs = decode + (1 if prefill else 0)
+        return seqs / self.tp if self.dp else seqs
+
     # -- the step -------------------------------------------------------------------------
 
     def step(
@@ -260,12 +266,13 @@ class StepModel:
         if prefill_att:
             t_ac += prefill_att / self.att.prefill_rate(prefill_context)
         busiest = (decode * queries / self.tp + prefill / r) if self.dp else None
+        host = self.per_sequence * self.host_sequences(decode, prefill)
         return StepParts(
             weights=t_w,
             kv=t_kv,
             compute=max(0.0, t_lc - t_w) + max(0.0, t_ac - t_kv),
             communication=self.communication(tokens, busiest),
-            overhead=self.overhead + t_act + self.per_sequence * (decode + (1 if prefill else 0)),
+            overhead=self.overhead + t_act + host,
             linear=max(t_w, t_lc),
             attention=max(t_kv, t_ac),
             linear_compute_bound=t_lc > t_w,
