@@ -144,3 +144,28 @@ def test_max_throughput_says_which_cap_bound(sqlite_client: TestClient) -> None:
 def test_no_workload_without_both_lengths(sqlite_client: TestClient) -> None:
     data = post(sqlite_client, {**FLAGSHIP, "prompt_tokens": 100}).json()
     assert data["workload"] is None and data["layout"]["tp"] == 8
+
+
+def test_trtllm_backend_picks_the_runtime(sqlite_client: TestClient) -> None:
+    body = {
+        "model": "qwen3-30b-a3b",
+        "gpu": "B200",
+        "weight_dtype": "fp4",
+        "kv_dtype": "fp8",
+        "prompt_tokens": 1000,
+        "output_tokens": 1000,
+        "max_throughput": True,
+        "engine": "trtllm",
+    }
+    default = post(sqlite_client, body).json()["workload"]
+    engines = post(sqlite_client, {**body, "trtllm_backend": "tensorrt"}).json()["workload"]
+    assert default["efficiency"]["backend"] == "pytorch"
+    assert engines["efficiency"]["backend"] == "tensorrt"
+    assert engines["output_tokens_per_s"] > default["output_tokens_per_s"]
+    for bad, field in (
+        ({"trtllm_backend": "onnx"}, "trtllm_backend"),
+        ({"trtllm_backend": "tensorrt", "engine": "vllm"}, "trtllm_backend"),
+    ):
+        response = post(sqlite_client, {**body, **bad})
+        assert response.status_code == 422, response.text
+        assert field in response.text
