@@ -50,7 +50,8 @@ TIME_FIELDS = (
 # The engine and the layout beyond tp (blank: the engine's and the layout's defaults).
 LAYOUT_FIELDS = ("engine", "pp", "ep", "dp_attention", "scale_out_gbps")
 OPTIONAL_FIELDS = (*TIME_FIELDS, *LAYOUT_FIELDS)
-ENGINES = ("vllm", "sglang", "trtllm", "pytorch")
+# The engine select's values that are not an engine name: (engine, trtllm_backend).
+ENGINE_CHOICES = {"trtllm-tensorrt": ("trtllm", "tensorrt")}
 
 # Field order is URL order. `source` is "preset" (a model id) or "config" (a pasted config.json).
 FIELDS = (
@@ -255,7 +256,11 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
         except SizingError as error:
             errors[sources.get(key, key)] = error.message
     if values.get("engine"):
-        out["engine"] = values["engine"]
+        # One choice, two request fields: TensorRT-LLM's engine-build runtime is its own option.
+        engine, backend = ENGINE_CHOICES.get(values["engine"], (values["engine"], None))
+        out["engine"] = engine
+        if backend is not None:
+            out["trtllm_backend"] = backend
     out["dp_attention"] = values.get("dp_attention") == "on"
     out["max_throughput"] = values.get("max_throughput") == "on"
     out["kv_dtype"] = values["kv_dtype"] or "bf16"

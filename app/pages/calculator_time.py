@@ -199,6 +199,12 @@ def _stats(result: dict[str, Any]) -> list[TimeStat]:
     return out
 
 
+def _unbroken(flag: str) -> str:
+    """A flag kept on one line: a word joiner after each hyphen (a narrow card otherwise breaks
+    "--max_batch_size" between its hyphens)."""
+    return flag.replace("-", "-\u2060")
+
+
 def workload_view(result: dict[str, Any]) -> WorkloadView | None:
     w = result.get("workload")
     if not w:
@@ -215,7 +221,7 @@ def workload_view(result: dict[str, Any]) -> WorkloadView | None:
         return view
     load = f"{w['concurrency']:,} streams, {w['concurrency_per_replica']:,} per replica"
     if i.get("max_throughput"):
-        load = f"as many as fit: {w['concurrency']:,} ({w['limited_by']} bounds it)"
+        load = f"as many as fit: {w['concurrency']:,} ({_unbroken(w['limited_by'])} bounds it)"
     cost = w.get("cost_per_million_output_tokens_usd")
     view.stats = [
         TimeStat("TPOT", f"{w['tpot_ms']:,.1f} ms", "mean, other streams' prefill included"),

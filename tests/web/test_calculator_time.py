@@ -190,3 +190,24 @@ def test_a_bad_layout_field_is_an_inline_422(sqlite_client: TestClient) -> None:
     response = sqlite_client.get("/calculator", params={**FLAGSHIP, "ep": "3"})
     assert response.status_code == 422
     assert "ep (3)" in unescape(response.text) or "expert parallelism" in unescape(response.text)
+
+
+def test_tensorrt_llms_engine_build_runtime_is_a_choice(sqlite_client: TestClient) -> None:
+    params = {
+        "model": "qwen3-30b-a3b",
+        "gpu": "B200",
+        "weight_dtype": "fp4",
+        "kv_dtype": "fp8",
+        "context": "2000",
+        "prompt_tokens": "1000",
+        "output_tokens": "1000",
+        "max_throughput": "on",
+    }
+    default = sqlite_client.get("/calculator", params={**params, "engine": "trtllm"})
+    engines = sqlite_client.get("/calculator", params={**params, "engine": "trtllm-tensorrt"})
+    assert default.status_code == engines.status_code == 200
+    assert "TensorRT engines, before 1.0" not in panel(unescape(default.text))
+    html = unescape(engines.text)
+    assert "engine=trtllm-tensorrt" in html.replace("&amp;", "&")
+    assert "on TensorRT-LLM (TensorRT engines)" in panel(html)
+    assert "C++ executor" in panel(html)

@@ -112,7 +112,8 @@ def workload_object(
     name = engine_name(req)
     out: dict[str, Any] = {
         "engine": name,
-        "engine_name": ENGINE_NAMES.get(name, name),
+        "engine_name": ENGINE_NAMES.get(name, name)
+        + (" (TensorRT engines)" if req.trtllm_backend == "tensorrt" else ""),
         "layout": layout.to_dict(),
         "inputs": {
             "prompt_tokens": req.prompt_tokens,
