@@ -125,8 +125,9 @@ _CATALOGUE = (
         _B200_SMI_MIB * MIB,
         f"183,359 MiB: {NVIDIA_SMI}",
         spec_source=(
-            "NVIDIA HGX B200 datasheet, per GPU: 8 TB/s HBM3e; dense BF16 2.25, FP8 4.5 and FP4 "
-            "9 PFLOPS (the datasheet's sparse figures halved)"
+            "8 TB/s HBM3e per GPU (How to Scale Your Model, GPUs chapter; the HGX B200 page lists "
+            "7.7); NVIDIA HGX B200 datasheet, per GPU: dense BF16 2.25, FP8 4.5 and FP4 9 PFLOPS "
+            "(the datasheet's sparse figures halved)"
         ),
         dense_fp4_tflops=9000.0,
     ),
