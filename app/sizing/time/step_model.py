@@ -8,7 +8,8 @@ phase costs the larger of bytes ÷ effective bandwidth and FLOPs ÷ effective ra
 kernels), and the phases add. Tensor parallelism adds two all-reduces per layer of the step's
 tokens × hidden (vLLM's RowParallelLinear); with attention data-parallel, dense layers gather and
 scatter the same bytes and MoE layers dispatch and combine them all-to-all (``moe.py``). A fixed
-cost per layer, per MoE layer and per step covers what a roofline cannot see.
+cost per layer, per MoE layer and per step, and the engine's host work per running sequence (per
+rank under DP attention), cover what a roofline cannot see.
 
 MLA runs in two forms (vLLM/SGLang MLA backends): decode absorbs the up-projections into the query
 and attends over the cached latent (per cached token and head, 2·(2·rank + rope) FLOPs); prefill
