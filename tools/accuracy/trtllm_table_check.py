@@ -3,9 +3,10 @@
 A cross-check of the time model beyond the published points: the table (NVIDIA/TensorRT-LLM
 docs/source/performance/perf-overview.md at commit 00f37686aa854010d68bcbd0f4ab000221541ca6, data
 measured with TensorRT-LLM 1.0 on its PyTorch backend, `trtllm-bench throughput`, fixed lengths) has
-ten prompt/output shapes per model and GPU. Five of its cells are published points
-(app/sizing/time/published_points.yaml) and two of its 128/128 cells set TensorRT-LLM's host cost
-per request (catalogue/perf_profiles.py); the rest were not looked at while setting any constant.
+ten prompt/output shapes per model and GPU. Five of the cells here are published points
+(app/sizing/time/published_points.yaml) and one (Qwen3-30B-A3B at 128/128 on a B200) is one of the two
+rows TensorRT-LLM's host cost per request was solved from (catalogue/perf_profiles.py); the rest
+were not looked at while setting any constant.
 MoE models on more than one GPU ran with attention DP (the table's options file for MoE
 models), expert-parallel over the group.
 
