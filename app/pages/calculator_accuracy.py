@@ -17,6 +17,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.sizing.accuracy.evaluate import METRIC_UNITS, AccuracyReport, PointResult, evaluate
+from app.sizing.catalogue.perf_profiles import TRTLLM_BACKEND_NAMES
 from app.web.deps import Templates
 
 POINTS_FILE = Path(__file__).resolve().parents[1] / "sizing" / "time" / "published_points.yaml"
@@ -71,7 +72,8 @@ def setup_words(point: dict[str, Any]) -> str:
         layout.append("DP attention")
     spec = s.get("spec_decoding")
     draft = f", {spec['method'].upper()} {spec['draft_tokens']}" if spec else ""
-    runtime = ", TensorRT engines (C++ executor)" if s.get("backend") == "tensorrt" else ""
+    backend = TRTLLM_BACKEND_NAMES.get(s.get("backend") or "")
+    runtime = f", {backend} (C++ executor)" if backend else ""
     return (
         f"{point['model']} on {point['gpus']} × {point['gpu']}, {' '.join(layout)}, "
         f"{s['weight_dtype']} weights / {s['kv_dtype']} KV, {s['prompt_tokens']:,} in / "

@@ -133,6 +133,8 @@ TRTLLM_TENSORRT = replace(
     backend="tensorrt",
 )
 TRTLLM_BACKENDS = {"pytorch": TRTLLM, "tensorrt": TRTLLM_TENSORRT}
+# How a result names a runtime other than the default one.
+TRTLLM_BACKEND_NAMES = {"tensorrt": "TensorRT engines"}
 
 PYTORCH = PerfProfile(
     name="pytorch",

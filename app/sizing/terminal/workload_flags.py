@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from ..catalogue.engines import ENGINES
-from ..catalogue.perf_profiles import PROFILE_ALIASES
+from ..catalogue.perf_profiles import PROFILE_ALIASES, TRTLLM_BACKENDS
 
 # Request field → the option a person typed (errors name the flag).
 WORKLOAD_FLAGS = {
@@ -67,7 +67,7 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     )
     time.add_argument(
         "--trtllm-backend",
-        choices=("pytorch", "tensorrt"),
+        choices=tuple(TRTLLM_BACKENDS),
         default=None,
         help="with --engine trtllm: its runtime, pytorch (default since 1.0) or tensorrt "
         "(TensorRT engines, the C++ executor)",

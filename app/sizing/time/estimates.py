@@ -13,7 +13,7 @@ from typing import Any
 from ..catalogue.engines import ENGINE_NAMES, EngineLimits, engine_limits, with_overrides
 from ..catalogue.gpu_perf import missing_figures
 from ..catalogue.gpus import GPU
-from ..catalogue.perf_profiles import PerfProfile, get_profile
+from ..catalogue.perf_profiles import TRTLLM_BACKEND_NAMES, PerfProfile, get_profile
 from ..catalogue.trtllm_bench import bench_settings
 from ..deployment.layout import Layout
 from ..deployment.request import SizingRequest, engine_name
@@ -33,6 +33,13 @@ WORKLOAD_NOTE = (
     "within a rank, the busiest expert-parallel rank by published routing statistics; "
     "closed-loop streams (each sends its next request when the last one finishes)."
 )
+
+
+def _engine_words(name: str, backend: str | None) -> str:
+    """The engine as a reader names it, with its runtime where it is not the default one."""
+    runtime = TRTLLM_BACKEND_NAMES.get(backend or "")
+    engine = ENGINE_NAMES.get(name, name)
+    return f"{engine} ({runtime})" if runtime else engine
 
 
 def replica_model(
@@ -112,8 +119,7 @@ def workload_object(
     name = engine_name(req)
     out: dict[str, Any] = {
         "engine": name,
-        "engine_name": ENGINE_NAMES.get(name, name)
-        + (" (TensorRT engines)" if req.trtllm_backend == "tensorrt" else ""),
+        "engine_name": _engine_words(name, req.trtllm_backend),
         "layout": layout.to_dict(),
         "inputs": {
             "prompt_tokens": req.prompt_tokens,
