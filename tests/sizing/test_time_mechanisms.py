@@ -124,3 +124,39 @@ def test_prefill_attention_share_follows_flashattention_3():
     assert share(1024) * 989 == pytest.approx(517, rel=0.03)
     assert share(16384) * 989 == pytest.approx(621, rel=0.03)
     assert PYTORCH.attention_prefill == 0.0  # the measured H200 fit keeps its flat share
+
+
+@pytest.fixture(scope="module")
+def llama_8b_replica():
+    spec = load_preset("llama-3.1-8b")
+    req = SizingRequest(gpu="H200", gpus=1, tp=1, weight_dtype="fp8", context=4096)
+    gpu, layout, _ = resolve_layout(spec, req)
+    replica, _, reason = replica_model(spec, req, gpu, layout, Replica(spec, req, gpu, 1, layout))
+    assert reason is None
+    return replica
+
+
+def test_a_saturated_engine_balances_prompts_in_against_requests_out(llama_8b_replica):
+    """Prefill-bound with mixed steps, every step is full and carries the decodes that prompts
+    in per step balance: D = budget × (O − 1) ÷ (I + O − 1), not the few a one-prompt step
+    would leave (which overstated throughput by the budget the decodes really take)."""
+    budget, prompt, output = 4096, 2000, 200
+    state = solve(llama_8b_replica, Workload(prompt, output), 1024, budget, True)
+    assert state.prefill_bound
+    assert state.decoding == pytest.approx(budget * (output - 1) / (prompt + output - 1), rel=0.02)
+    # Every step a stream decodes in is full, so prompt tokens per step fill what is left.
+    prompt_per_step = state.requests_per_s * prompt * state.tpot
+    assert prompt_per_step + state.decoding == pytest.approx(budget, rel=0.02)
+
+
+def test_a_loaded_step_carries_every_prompt_that_arrives(llama_8b_replica):
+    """Under load (not saturated), prompts arrive faster than one per step: each step carries
+    all of them, so the prompt tokens in a stream's steps are X × I × TPOT, and TPOT is the
+    step that carries them."""
+    budget, prompt, output = 16384, 1000, 100
+    state = solve(llama_8b_replica, Workload(prompt, output), 256, budget, True)
+    assert not state.prefill_bound
+    prompts_per_step = state.requests_per_s * state.tpot  # about N ÷ O: 2.5
+    assert prompts_per_step > 2
+    carrying = llama_8b_replica.step(state.decoding, 1050, prompts_per_step * prompt, 500)
+    assert state.tpot == pytest.approx(carrying.seconds, rel=0.05)

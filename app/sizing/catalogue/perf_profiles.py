@@ -29,10 +29,10 @@ same constants apply to every model and every GPU; nothing is fitted to one publ
   step's inputs and handling each new token cost host time per running request that the overlap
   scheduler does not hide once the batch is large. TensorRT-LLM's own 1.0 throughput table shows
   the ceiling: Qwen3-30B-A3B at 128/128 tokens reaches 39,827 output tokens/s on a B200 with an
-  x86 host but 24,107 on a GB200 (the same GPU driven by a Grace CPU), and 39,490 on eight RTX
-  Pro 6000s against 28,011 on one. Solving this model's step for the per-request cost that
-  reproduces the x86 rows (B200 TP1: 19 µs; RTX Pro 6000 TP1: 10.5 µs) gives 15 µs per running
-  request per step, their mean. Neither row is one of the published points. The older
+  x86 host but 24,107 on a GB200 (the same GPU driven by a Grace CPU). Solving this model's
+  step for the per-request cost that reproduces the B200 row gives 16 µs per running request
+  per step (the other x86 TP1 row, one RTX Pro 6000 at 28,011, is GPU-bound in this model, so
+  it bounds nothing). Neither row is one of the published points. The older
   engine-build flow (``backend: tensorrt``: TensorRT engines under the C++ executor, the
   default before 1.0 and the runtime of the 0.x tables and NVIDIA's MLPerf Llama and Mixtral
   harness) keeps 1 µs. Under attention DP each rank runs its own executor over its own requests.
@@ -117,10 +117,10 @@ TRTLLM = PerfProfile(
     allreduce_latency_us=8.0,
     kernel_us=6.0,
     overhead_per_step_us=600.0,
-    overhead_per_sequence_us=15.0,
+    overhead_per_sequence_us=16.0,
     source=_SHARES
-    + "; TensorRT-LLM's PyTorch backend: 15 µs of host work per running request per step "
-    "(from its 1.0 throughput table's host-bound Qwen3-30B-A3B 128/128 rows)",
+    + "; TensorRT-LLM's PyTorch backend: 16 µs of host work per running request per step "
+    "(from its 1.0 throughput table's host-bound Qwen3-30B-A3B 128/128 row on a B200)",
     attention_prefill=0.65,
     backend="pytorch",
 )

@@ -15,10 +15,13 @@ still occupy KV and are still read by every decode step.
 Steady state (a fixed point, solved by iteration): with D sequences decoding on average, a
 stream's life is R = TTFT + (O − 1) × TPOT; the request rate is X = N / R (Little's law);
 D = X × (O − 1) × TPOT. TPOT is the mean step a decoding stream sees: a decode-only step, or
-with another stream's prefill chunk in it for the share of time prefill runs. When the prompts
-arriving need more prefill than the step budget leaves (X × I beyond the prefill capacity), the
-engine is prefill-bound: X is capped there and the rest wait in the queue (their wait is in
-TTFT).
+one carrying prompt chunks for the share of time prefill runs. A step carries every prompt
+that arrives while it runs, as far as the budget allows (X × I × step tokens; at light load
+one prompt's chunk in some steps, under load several in every step). When the prompts
+arriving need more prefill than the step budget leaves (X × I beyond the prefill capacity),
+the engine is prefill-bound: every step is full, X is capped there, the decodes in a step are
+the budget's output share (prompt tokens in per step balance requests finished per step), and
+the rest wait in the queue (their wait is in TTFT).
 """
 
 from __future__ import annotations
@@ -98,7 +101,14 @@ def solve(
 
     ``lanes``: attention-DP ranks, each prefilling its own prompts under its own ``budget``
     (the engines balance new requests across ranks): prompts in prefill at once, k = X × the
-    time each spends prefilling (Little's law, at most one per rank), share one step.
+    time each spends prefilling (Little's law), share one step. Mixed, a step takes as many
+    prompts' chunks as the budget leaves room for (vLLM's and TensorRT-LLM's schedulers keep
+    admitting waiting requests until the step's token budget is spent), so under load the
+    steps carry several prompts at once; unmixed, one per rank.
+
+    Saturated (prompts arrive faster than the budget can take them), every step is full:
+    mixed, a decoding stream sees only full steps, so the decodes riding them settle where
+    prompts in equal finished requests out, D = budget × (O − 1) ÷ (I + O − 1) per rank.
 
     ``mixed``: a step carrying prompt tokens carries the running decodes too (and the budget
     they leave); else prefill steps run alone, the decodes wait, and a decoding stream's TPOT
@@ -111,7 +121,7 @@ def solve(
     chunked = chunked or (budget is not None and new > budget)  # a prompt over the budget
     # First guess: each stream decodes for out_steps steps and prefills for about one.
     d = n * out_steps / (out_steps + 1) if out_steps else 0.0
-    k = 1.0  # prompts in prefill at once (one per DP rank at most), from the last rate
+    k = 1.0  # prompts in prefill at once, from the last rate
     for _ in range(ITERATIONS):
         # Decodes in a step that carries prompt tokens: all of them when mixed; else only the
         # other attention-DP ranks' (their decode batches run in the same synchronised step).
@@ -140,7 +150,10 @@ def solve(
             return base / (1 - held)
 
         top = capacity / new
-        bound = top * (prefill_time + out_steps * tpot_at(top)) < n
+        # Saturated, every step is full of prompt tokens; mixed, every step a decoding stream
+        # sees is a full one (and D, below, settles at the budget's output share).
+        saturated_tpot = full if mixed else tpot_at(top)
+        bound = top * (prefill_time + out_steps * saturated_tpot) < n
         if bound:
             rate = top
         else:
@@ -150,9 +163,10 @@ def solve(
                 top,
                 top * RATE_WIDTH,
             )
-        tpot = tpot_at(rate)
+        tpot = saturated_tpot if bound else tpot_at(rate)
         d_new = min(float(n), rate * out_steps * tpot) if out_steps else 0.0
-        k_new = max(1.0, min(float(lanes), rate * chunks * t_pf))
+        per_step = max(1.0, room / chunk) if mixed else 1.0  # prompts one rank's step takes
+        k_new = max(1.0, min(lanes * per_step, rate * chunks * t_pf))
         if abs(d_new - d) < 2e-3 * n and abs(k_new - k) < 0.01 * k:
             d = d_new
             break
