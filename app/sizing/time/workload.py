@@ -174,7 +174,9 @@ def solve(
         k = 0.5 * (k + k_new)
     latency = max(n / rate, prefill_time + out_steps * tpot)
     ttft = max(prefill_time, latency - out_steps * tpot)
-    busy = rate * chunks / k * max(0.0, t_pf - (t_d if d >= 1 and riding else 0.0))
+    # Time the steps carrying prompt chunks add, as a share of the replica's: the last chunk of a
+    # split prompt is partial, so a prompt fills new / chunk steps' worth of prompt tokens.
+    busy = rate * (new / chunk) / k * max(0.0, t_pf - (t_d if d >= 1 and riding else 0.0))
     return SteadyState(
         running=n,
         decoding=d,
