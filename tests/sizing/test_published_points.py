@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from app.sizing.accuracy.evaluate import gpu_id
 from app.sizing.catalogue.gpus import get_gpu
 from app.sizing.errors import UnknownGPUError
 
@@ -166,6 +167,18 @@ def test_each_points_gpu_is_in_the_catalogue_or_named_exactly(point):
     except UnknownGPUError:
         # Missing from the catalogue: the exact product name, not a guessed id.
         assert re.search(r"(NVIDIA|AMD) ", point["gpu"]), point["gpu"]
+
+
+@pytest.mark.parametrize(
+    ("named", "expected"),
+    [
+        ("NVIDIA GB200", "GB200"),  # not the B200 whose id sits inside the name
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000"),
+        ("H200", "H200"),
+    ],
+)
+def test_a_named_gpu_is_the_catalogue_gpu_it_spells_out(named, expected):
+    assert gpu_id(named) == expected
 
 
 @pytest.mark.parametrize("point", POINTS, ids=IDS)

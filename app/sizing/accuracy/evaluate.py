@@ -14,6 +14,7 @@ Summary: the share within ±25% (ratio predicted ÷ measured in [0.8, 1.25]), th
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,18 +120,27 @@ class AccuracyReport:
 
 
 def gpu_id(name: str) -> str:
-    """A catalogue id, or the catalogue GPU whose name the point spells out."""
+    """A catalogue id, or the catalogue GPU whose id or name the point spells out as whole words,
+    the longest that matches ("NVIDIA GB200" is the GB200, not the B200 inside it)."""
     try:
         return get_gpu(name).id
     except SizingError:
         pass
-    lowered = name.lower()
-    for gpu in GPUS.values():
-        if gpu.name.lower() in lowered or lowered in gpu.name.lower():
-            return gpu.id
-        if gpu.id.lower().replace("-", " ") in lowered.replace("-", " "):
-            return gpu.id
-    raise SizingError(f"no catalogue GPU matches {name!r}", field="gpu")
+    spelled = _words(name)
+    matches = [
+        (len(text), gpu.id)
+        for gpu in GPUS.values()
+        for text in (gpu.id, gpu.name)
+        if _words(text).strip() and _words(text) in spelled
+    ]
+    if not matches:
+        raise SizingError(f"no catalogue GPU matches {name!r}", field="gpu")
+    return max(matches)[1]
+
+
+def _words(text: str) -> str:
+    """Lower-case words separated (and surrounded) by single spaces: "RTX-PRO-6000" → " rtx pro 6000 "."""
+    return " " + " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split()) + " "
 
 
 def request_for(point: dict[str, Any]) -> SizingRequest:
