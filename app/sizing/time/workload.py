@@ -16,12 +16,12 @@ Steady state (a fixed point, solved by iteration): with D sequences decoding on 
 stream's life is R = TTFT + (O − 1) × TPOT; the request rate is X = N / R (Little's law);
 D = X × (O − 1) × TPOT. TPOT is the mean step a decoding stream sees: a decode-only step, or
 one carrying prompt chunks for the share of time prefill runs. A step carries every prompt
-that arrives while it runs, as far as the budget allows (X × I × step tokens; at light load
-one prompt's chunk in some steps, under load several in every step). When the prompts
-arriving need more prefill than the step budget leaves (X × I beyond the prefill capacity),
-the engine is prefill-bound: every step is full, X is capped there, the decodes in a step are
-the budget's output share (prompt tokens in per step balance requests finished per step), and
-the rest wait in the queue (their wait is in TTFT).
+that arrives while it runs, as far as the budget allows (X × I × the step's time in prompt
+tokens: at light load one prompt's chunk in some steps, under load several in every step).
+When the prompts arriving need more prefill than the step budget leaves (X × I beyond the
+prefill capacity), the engine is prefill-bound: every step is full, X is capped there, the
+decodes in a step are the budget's output share (prompt tokens in per step balance requests
+finished per step), and the rest wait in the queue (their wait is in TTFT).
 """
 
 from __future__ import annotations
