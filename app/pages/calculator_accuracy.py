@@ -2,7 +2,9 @@
 prediction the sizing core makes for its set-up, the ratio, and the summary the goal is judged on.
 
 The points are app/sizing/time/published_points.yaml, read once (the core parses no YAML); the
-evaluation runs once per process (a second or so) and is reused.
+evaluation runs once per process (a second or so) and is reused. Below them, a wider check: every
+cell of TensorRT-LLM's own 1.0 throughput table (app/sizing/time/trtllm_1_0_table.yaml), sized the
+same way.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.sizing.accuracy.evaluate import METRIC_UNITS, AccuracyReport, PointResult, evaluate
+from app.sizing.accuracy.table_check import TableReport, evaluate_table
 from app.sizing.catalogue.perf_profiles import TRTLLM_BACKEND_NAMES
 from app.web.deps import Templates
 
-POINTS_FILE = Path(__file__).resolve().parents[1] / "sizing" / "time" / "published_points.yaml"
+TIME_DATA = Path(__file__).resolve().parents[1] / "sizing" / "time"
+POINTS_FILE = TIME_DATA / "published_points.yaml"
+TABLE_FILE = TIME_DATA / "trtllm_1_0_table.yaml"
 GOAL_SHARE = 0.85
 
 router = APIRouter(include_in_schema=False)
@@ -35,6 +40,21 @@ def published_points() -> list[dict[str, Any]]:
 @cache
 def accuracy_report() -> AccuracyReport:
     return evaluate(published_points())
+
+
+@cache
+def engine_table() -> dict[str, Any]:
+    return yaml.safe_load(TABLE_FILE.read_text(encoding="utf-8"))
+
+
+@cache
+def engine_table_report() -> TableReport:
+    return evaluate_table(engine_table())
+
+
+def verdict(result: PointResult) -> str:
+    """ "within" ±25%, "far" beyond 2× (or not predicted), else "off"."""
+    return "within" if result.within else "far" if result.far else "off"
 
 
 def figure(value: float | None) -> str:
@@ -92,7 +112,6 @@ def load_words(settings: dict[str, Any]) -> str:
 def rows(report: AccuracyReport) -> list[Row]:
     out = []
     for r in report.results:
-        verdict = "within" if r.within else "far" if r.far else "off"
         point = r.point
         out.append(
             Row(
@@ -100,7 +119,7 @@ def rows(report: AccuracyReport) -> list[Row]:
                 setup_words(point),
                 load_words(point["settings"]),
                 METRIC_UNITS.get(point["metric"], point["metric"]),
-                verdict,
+                verdict(r),
             )
         )
     return out
@@ -118,5 +137,8 @@ def accuracy(request: Request, templates: Templates) -> Response:
         "goal_share": GOAL_SHARE,
         "goal_met": overall.share_within >= GOAL_SHARE and overall.far == 0,
         "publishers": sorted({p["publisher"].split(" (")[0] for p in published_points()}),
+        "table": engine_table_report(),
+        "table_source": engine_table(),
+        "verdict": verdict,
     }
     return templates.page(request, "calculator_accuracy.html", values)

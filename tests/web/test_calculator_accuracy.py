@@ -6,7 +6,12 @@ from html import unescape
 
 from starlette.testclient import TestClient
 
-from app.pages.calculator_accuracy import accuracy_report, published_points
+from app.pages.calculator_accuracy import (
+    accuracy_report,
+    engine_table,
+    engine_table_report,
+    published_points,
+)
 
 
 def test_the_page_lists_every_point_with_measured_predicted_and_ratio(
@@ -38,3 +43,17 @@ def test_a_point_on_tensorrt_engines_says_so(sqlite_client: TestClient) -> None:
     engine_built = [p for p in published_points() if p["settings"].get("backend") == "tensorrt"]
     assert engine_built
     assert html.count("TensorRT engines (C++ executor)") == len(engine_built)
+
+
+def test_the_engine_table_is_shown_cell_by_cell(sqlite_client: TestClient) -> None:
+    html = unescape(sqlite_client.get("/calculator/accuracy").text)
+    table, source = engine_table_report(), engine_table()
+    cells = sum(len(column.cells) for column in table.columns)
+    assert cells == len(table.shapes) * len(table.columns) == 100
+    assert html.count('class="acc-cell acc-') == cells
+    summary = table.summary()
+    assert f"{summary.within} of {summary.points} cells" in html
+    assert f"{summary.far} {'is' if summary.far == 1 else 'are'} beyond 2×" in html
+    assert source["source"] in html
+    for column in table.columns:
+        assert column.label in html
