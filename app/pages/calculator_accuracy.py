@@ -52,8 +52,11 @@ def engine_table_report() -> TableReport:
     return evaluate_table(engine_table())
 
 
+VERDICT_WORDS = {"within": "within ±25%", "off": "off by more than 25%", "far": "beyond 2×"}
+
+
 def verdict(result: PointResult) -> str:
-    """ "within" ±25%, "far" beyond 2× (or not predicted), else "off"."""
+    """A key of VERDICT_WORDS: within ±25%, far beyond 2× (or not predicted), else off."""
     return "within" if result.within else "far" if result.far else "off"
 
 
@@ -140,5 +143,6 @@ def accuracy(request: Request, templates: Templates) -> Response:
         "table": engine_table_report(),
         "table_source": engine_table(),
         "verdict": verdict,
+        "verdict_words": VERDICT_WORDS,
     }
     return templates.page(request, "calculator_accuracy.html", values)
