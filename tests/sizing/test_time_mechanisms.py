@@ -21,6 +21,7 @@ from app.sizing.time.admission import cap, lane_budget
 from app.sizing.time.attention_cost import L_HALF
 from app.sizing.time.estimates import replica_model
 from app.sizing.time.moe import rank_imbalance
+from app.sizing.time.precision_rates import prefill_attention_tflops
 from app.sizing.time.workload import Workload, solve
 
 
@@ -160,3 +161,35 @@ def test_a_loaded_step_carries_every_prompt_that_arrives(llama_8b_replica):
     assert prompts_per_step > 2
     carrying = llama_8b_replica.step(state.decoding, 1050, prompts_per_step * prompt, 500)
     assert state.tpot == pytest.approx(carrying.seconds, rel=0.05)
+
+
+def _prefill_seconds(model: str, gpu: str, engine: str, kv_dtype: str, tp: int = 8) -> float:
+    spec = load_preset(model)
+    req = SizingRequest(
+        gpu=gpu, gpus=tp, tp=tp, weight_dtype="fp8", kv_dtype=kv_dtype, engine=engine, context=8192
+    )
+    layout_gpu, layout, _ = resolve_layout(spec, req)
+    rep = Replica(spec, req, layout_gpu, layout.tp, layout)
+    replica, _, reason = replica_model(spec, req, layout_gpu, layout, rep)
+    assert reason is None
+    return replica.model.prefill(8192)
+
+
+def test_tensorrt_llm_runs_mla_context_attention_in_fp8_with_an_fp8_cache(deepseek):
+    """TensorRT-LLM's attention op sets mFP8ContextMLA from the SM version (9.0, 10.0, 10.3,
+    12.0) and an FP8 cache alone: its MLA prefill attends at the FP8 rate there."""
+    fp8 = _prefill_seconds("deepseek-v3", "H200", "trtllm", "fp8")
+    bf16 = _prefill_seconds("deepseek-v3", "H200", "trtllm", "bf16")
+    assert fp8 < 0.97 * bf16  # attention is a share of an 8K prefill, and 1.7x faster
+    # Not another engine's, not ordinary attention, not a part below compute capability 9.0.
+    for engine in ("vllm", "sglang"):
+        assert _prefill_seconds("deepseek-v3", "H200", engine, "fp8") == pytest.approx(
+            _prefill_seconds("deepseek-v3", "H200", engine, "bf16"), rel=1e-9
+        )
+    assert _prefill_seconds("llama-3.1-70b", "H200", "trtllm", "fp8") == pytest.approx(
+        _prefill_seconds("llama-3.1-70b", "H200", "trtllm", "bf16"), rel=1e-9
+    )
+    assert (
+        prefill_attention_tflops(get_gpu("L40S"), "trtllm", True, "fp8")
+        == get_gpu("L40S").dense_bf16_tflops
+    )

@@ -19,8 +19,10 @@ same constants apply to every model and every GPU; nothing is fitted to one publ
 - Prefill attention: FlashAttention-3's forward pass on an H100 (head dim 128, B·S = 16K,
   pytorch/benchmark commit ff65cb67, "Fix dimension order for FlashAttention-3"): 430, 517,
   566, 590, 614 and 621 TFLOP/s at 512 to 16K tokens, of 989: 0.65 × L / (L + 250) within 2%
-  (``time/attention_cost.py``); attention stays at the bf16 rate (an fp8 cache's fp8
-  attention depends on the engine's version and backend, which a request does not say).
+  (``time/attention_cost.py``); attention stays at the bf16 rate, except where an engine's
+  code runs it in FP8 whatever else the request says: TensorRT-LLM's MLA context attention with
+  an FP8 cache on compute capability 9.0–12.0 (``time/precision_rates.py``). Elsewhere an fp8
+  cache's fp8 attention depends on the engine's version and backend, which a request does not say.
 - MoE: routing, sorting tokens by expert and the grouped GEMM's launch cost a fixed time per MoE
   layer (~45 µs in plain PyTorch: the H200 grouped-MoE rows fit 45 µs + bytes ÷ 2.97 TB/s at every
   batch from 1 to 256); engines' fused MoE kernels do the routing and sorting in one or two kernels.

@@ -49,7 +49,7 @@ def replica_model(
     reason = missing_figures(gpu, layout.tp)
     if reason is not None:
         return None, profile, reason
-    model = step_model_for(spec, gpu, layout, rep, profile, req.scale_out_gbps)
+    model = step_model_for(spec, gpu, layout, rep, profile, req.scale_out_gbps, req.kv_dtype)
     spec_decode = speculation_of(req.spec_tokens, req.spec_acceptance)
     return ReplicaModel(model, layout.pp, spec_decode), profile, None
 

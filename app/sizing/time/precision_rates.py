@@ -41,6 +41,25 @@ SUSTAINED_MATRIX_SHARE: dict[str, float] = {
     "MI325X": 843 / 1307,
 }
 
+# TensorRT-LLM runs MLA's context (prefill) attention in FP8 whenever the KV cache is FP8 on
+# compute capability 9.0, 10.0, 10.3 and 12.0: its attention op sets mFP8ContextMLA from the SM
+# version and hasFp8KvCache() alone (cpp/tensorrt_llm/thop/attentionOp.cpp). Other attention,
+# and the other engines' prefill, are timed at the bf16 rate. Capabilities: NVIDIA's CUDA GPUs
+# page (developer.nvidia.com/cuda-gpus).
+COMPUTE_CAPABILITY: dict[str, int] = {
+    "A100-40GB": 80,
+    "A100-80GB": 80,
+    "L40S": 89,
+    "H100-SXM": 90,
+    "H100-NVL": 90,
+    "H200": 90,
+    "B200": 100,
+    "GB200": 100,
+    "B300": 103,
+    "RTX-PRO-6000": 120,
+}
+FP8_CONTEXT_MLA_SM = frozenset({90, 100, 103, 120})
+
 FP4_FAMILIES = frozenset({"fp4", "nvfp4", "mxfp4"})
 WEIGHT_ONLY = frozenset({"int4", "int8", "awq", "gptq", "compressed-tensors-int4"})
 
@@ -96,3 +115,18 @@ def _weight_only(bf16: float, precision: str, why: str) -> MatmulRate:
         f"{precision} weights dequantised to bf16 ({why}); {WEIGHT_ONLY_EFFICIENCY:.0%} of the "
         "bf16 rate once compute-bound",
     )
+
+
+def prefill_attention_tflops(gpu: GPU, engine: str, mla: bool, kv_dtype: str) -> float:
+    """The dense rate prefill attention multiplies at: FP8 (at fp8's share of its peak) where
+    TensorRT-LLM's MLA context kernel runs in FP8, else bf16."""
+    bf16 = gpu.dense_bf16_tflops or 0.0
+    fp8_context = (
+        engine == "trtllm"
+        and mla
+        and kv_dtype == "fp8"
+        and COMPUTE_CAPABILITY.get(gpu.id) in FP8_CONTEXT_MLA_SM
+    )
+    if fp8_context and gpu.dense_fp8_tflops:
+        return gpu.dense_fp8_tflops * LOW_PRECISION_SHARE
+    return bf16

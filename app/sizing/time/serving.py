@@ -61,6 +61,7 @@ def step_model_for(
     rep: Replica,
     profile: PerfProfile,
     scale_out_gbps: float | None = None,
+    kv_dtype: str = "bf16",
 ) -> StepModel:
     link, _, _ = links(gpu, layout, profile, scale_out_gbps)
     if layout.crosses_scale_up_domain:
@@ -74,6 +75,7 @@ def step_model_for(
         rep.step_cache,
         profile,
         link,
+        kv_dtype,
     )
 
 

@@ -37,7 +37,7 @@ from .attention_cost import AttentionCost
 from .gemm_shapes import mixed_efficiency
 from .kernels import kernels_per_pass
 from .moe import MoeShape, experts_touched
-from .precision_rates import matmul_rate, sustained_factor
+from .precision_rates import matmul_rate, prefill_attention_tflops, sustained_factor
 
 __all__ = ["StepModel", "StepParts", "experts_touched"]
 
@@ -93,6 +93,7 @@ class StepModel:
         cache: CacheProfile,
         profile: PerfProfile,
         links: Links,
+        kv_dtype: str = "bf16",
     ) -> None:
         p = spec.params
         tp = self.tp = layout.tp
@@ -168,12 +169,15 @@ class StepModel:
         sustained = sustained_factor(gpu)  # the part's sustained matrix clock, over the H200's
         self.c_linear = linear_tflops * 1e12 * profile.compute * sustained
         attention_peak = (gpu.dense_bf16_tflops or 0.0) * 1e12 * sustained
+        prefill_peak = (
+            prefill_attention_tflops(gpu, profile.name, spec.is_mla, kv_dtype) * 1e12 * sustained
+        )
         long_share = profile.attention_prefill or None
         self.att = AttentionCost(
             spec,
             tp,
             attention_peak * profile.attention_compute,
-            attention_peak * long_share if long_share else None,
+            prefill_peak * long_share if long_share else None,
         )
         moe_layers = self.moe.moe_layers if self.moe else 0
         self.kernels = kernels_per_pass(spec)
