@@ -8,6 +8,14 @@ grouped (MoE) products of its contiguous layout sit on the same curve (1,093-1,0
 1,288-1,297 at K = 7,168). So a down projection split thin by tensor parallelism, or a small
 expert's, multiplies well below the rate of a wide one. The engine profile's ``compute`` share is
 the rate a long-K product reaches; this curve scales it per matrix.
+
+Checked on an H200 (tools/device/gemm_k_sweep.py, rows in h200-2026-12-04-gemm-k.jsonl beside it;
+cuBLAS through PyTorch): with a wide output (M × N of 4,096 × 16,384 either way round) fp8 reaches
+half its long-K share at K ≈ 700-770, close to this curve. A bf16 product loses less at thin K, half
+its share at K ≈ 200-400, about half fp8's: a tile's fixed cost is paid in time, and fp8 runs its K
+loop twice as fast.
+The curve stays one for every format: the engines' own bf16 kernels are not cuBLAS's everywhere, and
+a flatter bf16 curve leaves the published points no closer (docs/sizing.md).
 """
 
 from __future__ import annotations
