@@ -247,3 +247,22 @@ def test_a_wide_screen_also_links_the_mock_interview(browser, live_server) -> No
         )
         header = page.locator(".site-header").bounding_box()
         assert header and header["height"] <= 70, header  # one row
+
+
+# Wide tables scroll inside their own box ------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_accuracy_page_does_not_scroll_sideways_on_a_phone(
+    browser, live_server, scheme: str
+) -> None:  # type: ignore[no-untyped-def]
+    """The engine-table grid is 1,000 px wide; its cells' visually-hidden verdicts are
+    absolutely placed, and escaped the table's scroller until it became their containing block."""
+    with tab(browser, live_server, 390, scheme) as page:
+        page.goto("/calculator/accuracy")
+        grid = page.locator(".accuracy-grid")
+        grid.scroll_into_view_if_needed()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        scroller = page.locator(".table-scroll:has(.accuracy-grid)")
+        assert scroller.evaluate("el => el.scrollWidth > el.clientWidth")  # the grid scrolls
+        shoot(page, f"accuracy-grid-phone-{scheme}")
