@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.sizing import SizingRequest, get_gpu, load_preset, size
+from app.sizing.catalogue.engines import engine_limits
 from app.sizing.memory.overhead import (
     activation_peak,
     cuda_graphs,
@@ -38,6 +39,9 @@ def test_vllm_defaults_follow_the_gpu(gpu, tokens, seqs, count, largest):
     assert (limits.max_num_batched_tokens, limits.max_num_seqs) == (tokens, seqs)
     assert (len(limits.capture_sizes), max(limits.capture_sizes)) == (count, largest)
     assert limits.capture_sizes[:5] == (1, 2, 4, 8, 16)
+    # The time model's scheduler runs on the same defaults the memory warm-up sizes for.
+    scheduler = engine_limits("vllm", get_gpu(gpu), 10**7, 4096)
+    assert (scheduler.chunk_tokens, scheduler.max_seqs) == (tokens, seqs)
 
 
 def test_llama_70b_tp8_h200_worked_by_hand():

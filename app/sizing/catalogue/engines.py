@@ -1,9 +1,11 @@
 """Each serving engine's default batch limits, read from its code, for one engine instance.
 
-- **vLLM** (``vllm/engine/arg_utils.py`` ``EngineArgs.get_batch_defaults``, commit 99d7eb5d):
-  on a GPU with at least 70 GiB that is not an A100, the OpenAI server defaults to
-  ``max_num_batched_tokens`` 8192 and ``max_num_seqs`` 1024; elsewhere 2048 and 256. V1 always
-  chunks prefill into that token budget, decode tokens first ("V1 always uses chunked
+- **vLLM** (``vllm/engine/arg_utils.py`` ``EngineArgs.get_batch_defaults``, read from the 0.34.0
+  wheel): the OpenAI server defaults to ``max_num_batched_tokens`` 16,384 and ``max_num_seqs``
+  1,024 on a GPU with at least 160 GiB, 8,192 and 1,024 from 70 GiB on a GPU whose name does not
+  contain "a100" (nor a GB10, compute capability 12.1, which the catalogue does not hold), and
+  2,048 and 256 elsewhere (``vllm_batch_defaults``; the memory core's warm-up reads the same).
+  V1 always chunks prefill into that token budget, decode tokens first ("V1 always uses chunked
   prefills").
 - **SGLang** (``python/sglang/srt/server_args.py``, ``chunked_prefill_size`` by GPU memory):
   2048 under 35 GB, 8192 under 160 GB (H100, H200, A100), 16384 above (B200, MI300);
@@ -94,6 +96,23 @@ def with_overrides(
     return limits
 
 
+@dataclass(frozen=True, slots=True)
+class VllmBatchDefaults:
+    max_num_batched_tokens: int
+    max_num_seqs: int
+    where: str  # the tier, in words
+
+
+def vllm_batch_defaults(gpu: GPU) -> VllmBatchDefaults:
+    """``EngineArgs.get_batch_defaults`` for ``vllm serve`` on this GPU (its memory as the
+    catalogue states it, its name for the A100 test)."""
+    if gpu.memory_bytes >= 160 * GIB:
+        return VllmBatchDefaults(16384, 1024, "a GPU with ≥ 160 GiB")
+    if gpu.memory_bytes >= 70 * GIB and "a100" not in gpu.id.lower():
+        return VllmBatchDefaults(8192, 1024, "a GPU with 70-160 GiB that is not an A100")
+    return VllmBatchDefaults(2048, 256, "this GPU (< 70 GiB, or an A100)")
+
+
 def engine_limits(
     engine: str,
     gpu: GPU,
@@ -106,14 +125,13 @@ def engine_limits(
     prompt, output, pp) selects TensorRT-LLM's offline benchmark settings, which trtllm-bench
     derives from the dataset instead of the server defaults."""
     if engine == "vllm":
-        big = gpu.memory_bytes >= 70 * GIB and not gpu.id.startswith("A100")
-        where = "a GPU with ≥ 70 GiB that is not an A100" if big else "this GPU (< 70 GiB or A100)"
-        src = f"vllm/engine/arg_utils.py get_batch_defaults, OpenAI server on {where}"
+        defaults = vllm_batch_defaults(gpu)
+        src = f"vllm/engine/arg_utils.py get_batch_defaults, OpenAI server on {defaults.where}"
         return EngineLimits(
-            1024 if big else 256,
+            defaults.max_num_seqs,
             "--max-num-seqs",
             src,
-            8192 if big else 2048,
+            defaults.max_num_batched_tokens,
             "--max-num-batched-tokens",
             src,
             True,

@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..catalogue.engines import vllm_batch_defaults
 from ..catalogue.gpus import GPU
 from ..model.linears import ATTENTION, EXPERTS, MIXER
 from ..model.spec import ModelSpec
 from ..spec_memo import spec_memo
 from ..units import fmt_bytes
 
-GIB = 1 << 30
 BF16 = 2
 # Per vocabulary entry per sampled row: bf16 logits (2) + fp32 copy (4) + top-k/top-p sort
 # (fp32 values 4 + int64 indices 8).
@@ -103,17 +103,12 @@ class VllmLimits:
 
 @lru_cache(maxsize=64)
 def vllm_limits(gpu: GPU) -> VllmLimits:
-    """``EngineArgs.get_batch_defaults`` (vllm/engine/arg_utils.py) for the OpenAI server: 16,384
-    tokens and 1,024 sequences from 160 GiB, 8,192 and 1,024 from 70 GiB except A100s, else 2,048
-    and 256; capture sizes ``[1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16)`` with
+    """The OpenAI server's batch defaults (``catalogue.engines.vllm_batch_defaults``) and its
+    capture sizes ``[1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16)`` with
     max = min(2 × max_num_seqs, 512, or 1,024 on data-centre Blackwell, max_num_batched_tokens)
     (``VllmConfig._set_cudagraph_sizes``, vllm/config/vllm.py)."""
-    if gpu.memory_bytes >= 160 * GIB:
-        tokens, seqs = 16384, 1024
-    elif gpu.memory_bytes >= 70 * GIB and "a100" not in gpu.id.lower():
-        tokens, seqs = 8192, 1024
-    else:
-        tokens, seqs = 2048, 256
+    defaults = vllm_batch_defaults(gpu)
+    tokens, seqs = defaults.max_num_batched_tokens, defaults.max_num_seqs
     ceiling = 1024 if gpu.id in ("B200", "B300") else 512
     largest = min(2 * seqs, ceiling, tokens)
     sizes = [s for s in [1, 2, 4, *range(8, 256, 8), *range(256, largest + 1, 16)] if s <= largest]
