@@ -7,8 +7,10 @@
   2,048 and 256 elsewhere (``vllm_batch_defaults``; the memory core's warm-up reads the same).
   V1 always chunks prefill into that token budget, decode tokens first ("V1 always uses chunked
   prefills").
-- **SGLang** (``python/sglang/srt/server_args.py``, ``chunked_prefill_size`` by GPU memory):
-  2048 under 35 GB, 8192 under 160 GB (H100, H200, A100), 16384 above (B200, MI300);
+- **SGLang** (``handle_gpu_memory_settings``, ``chunked_prefill_size`` by the memory nvidia-smi
+  reports; ``sglang_memory_defaults``, which the memory core's ``mem_fraction_static`` reads too):
+  2,048 under 20 GiB, 4,096 under 60 GiB (A100-40GB, L40S), 8,192 under 160 GiB (H100, H200,
+  A100-80GB), 16,384 above (B200, MI300X);
   ``max_running_requests`` from the pool (``model_runner``: ``min(max(pool_tokens /
   context_len × 512, 2048), 4096)``). Under DP attention both are the group's, each rank
   taking ``// dp_size`` (``_handle_data_parallelism``; the scheduler's
@@ -113,6 +115,27 @@ def vllm_batch_defaults(gpu: GPU) -> VllmBatchDefaults:
     return VllmBatchDefaults(2048, 256, "this GPU (< 70 GiB, or an A100)")
 
 
+@dataclass(frozen=True, slots=True)
+class SglangMemoryDefaults:
+    chunked_prefill_size: int
+    cuda_graph_max_bs: int
+
+
+def sglang_memory_defaults(gpu: GPU, tp: int) -> SglangMemoryDefaults:
+    """SGLang's ``handle_gpu_memory_settings`` (python/sglang/srt/arg_groups/memory_hook.py) for
+    the capacity nvidia-smi reports (``get_nvgpu_memory_capacity``, MiB)."""
+    mib = gpu.nvidia_smi_bytes / MIB
+    if mib < 20 * 1024:
+        return SglangMemoryDefaults(2048, 8)
+    if mib < 35 * 1024:
+        return SglangMemoryDefaults(4096, 48 if tp < 4 else 160)
+    if mib < 60 * 1024:
+        return SglangMemoryDefaults(4096, 32 if tp < 4 else 160)
+    if mib < 160 * 1024:
+        return SglangMemoryDefaults(8192, 256 if tp < 4 else 512)
+    return SglangMemoryDefaults(16384, 512)
+
+
 def engine_limits(
     engine: str,
     gpu: GPU,
@@ -137,8 +160,7 @@ def engine_limits(
             True,
         )
     if engine == "sglang":
-        mem_mib = gpu.memory_bytes // MIB
-        chunk = 2048 if mem_mib < 35 * 1024 else 8192 if mem_mib < 160 * 1024 else 16384
+        chunk = sglang_memory_defaults(gpu, 1).chunked_prefill_size
         reqs = min(max(pool_tokens * 512 // max(1, context), 2048), 4096)
         return EngineLimits(
             reqs,
@@ -146,7 +168,8 @@ def engine_limits(
             "sglang model_runner: min(max(pool tokens / context × 512, 2048), 4096)",
             chunk,
             "--chunked-prefill-size",
-            "sglang server_args.py: 2048 under 35 GB, 8192 under 160 GB, 16384 above; under DP "
+            "sglang handle_gpu_memory_settings: 2048 under 20 GiB, 4096 under 60 GiB, 8192 under "
+            "160 GiB, 16384 above (nvidia-smi's capacity); under DP "
             "attention each rank takes chunked_prefill_size // dp_size and "
             "max_running_requests // dp_size",
             True,

@@ -24,7 +24,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from ..catalogue.engines import ENGINE_NAMES
+from ..catalogue.engines import ENGINE_NAMES, sglang_memory_defaults
 from ..catalogue.gpus import GPU
 from ..deployment.request import SizingRequest, engine_name
 from ..model.spec import ModelSpec
@@ -133,16 +133,8 @@ def sglang_static_fraction(gpu: GPU, tp: int, mla: bool) -> tuple[float, dict[st
     """``mem_fraction_static`` as ``handle_gpu_memory_settings`` picks it for a text model on
     one node (no speculative decoding, no DP attention, pp 1), with its inputs."""
     gpu_mem = gpu.nvidia_smi_bytes / MIB  # get_nvgpu_memory_capacity: nvidia-smi, MiB
-    if gpu_mem < 20 * 1024:
-        chunked, max_bs = 2048, 8
-    elif gpu_mem < 35 * 1024:
-        chunked, max_bs = 4096, 48 if tp < 4 else 160
-    elif gpu_mem < 60 * 1024:
-        chunked, max_bs = 4096, 32 if tp < 4 else 160
-    elif gpu_mem < 160 * 1024:
-        chunked, max_bs = 8192, 256 if tp < 4 else 512
-    else:
-        chunked, max_bs = 16384, 512
+    defaults = sglang_memory_defaults(gpu, tp)
+    chunked, max_bs = defaults.chunked_prefill_size, defaults.cuda_graph_max_bs
     activation = max(chunked, 2048) * 1.5
     graphs = max_bs * 2.0
     prefill_graphs = 0.0
