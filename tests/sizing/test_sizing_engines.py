@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from app.sizing import ENGINE_RULES, SizingRequest, get_gpu, load_preset, size
+from app.sizing.catalogue.engines import engine_limits
 from app.sizing.memory import engines as engine_module
 from app.sizing.memory.engines import sglang_prefill_graph_sizes, sglang_static_fraction
 from app.sizing.memory.overhead import trtllm_overhead, vllm_overhead
@@ -135,3 +136,12 @@ def test_replicas_multiply_each_engines_sessions():
     four = size(spec, replace(SizingRequest(gpu="H100-SXM", gpus=4, tp=1, context=8192)))
     for name in ENGINE_RULES:
         assert four.engines[name]["max_concurrency"] == 4 * one.engines[name]["max_concurrency"]
+
+
+@pytest.mark.parametrize("gpu", ["A100-40GB", "L40S", "H100-SXM", "H200", "B200", "MI300X"])
+def test_sglangs_scheduler_chunks_what_its_memory_rule_reserved_for(gpu: str) -> None:
+    """The time model's chunk budget and the memory core's activation reserve read one rule:
+    the 35-60 GiB GPUs had been given 8,192 tokens a step by the one and 4,096 by the other."""
+    _, parts = sglang_static_fraction(get_gpu(gpu), 1, mla=False)
+    limits = engine_limits("sglang", get_gpu(gpu), 10**7, 4096)
+    assert limits.chunk_tokens == parts["chunked_prefill_size"]
