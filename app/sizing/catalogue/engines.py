@@ -24,7 +24,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from .gpus import GPU
@@ -72,19 +71,6 @@ class EngineLimits:
             "chunk_source": self.chunk_source,
             "chunked_prefill": self.chunked,
         }
-
-
-def trtllm_bench_tokens(requests: int, prompt: int, output: int, pp: int) -> int:
-    """``max_num_tokens`` as trtllm-bench picks it for a dataset (tensorrt_llm/bench/build/
-    tuning.py ``finetune_setting``): the batch's share of prompt tokens per output token, capped
-    at 32,768, rounded up to 256/512/1,024, at least 2,048."""
-    raw_bs = min(requests, 4096) / pp
-    raw = min(raw_bs * (1 + prompt / max(1, output)), 32768)
-    if raw < 4096:
-        return max(2048, 256 * math.ceil(raw / 256))
-    if raw < 8192:
-        return 512 * math.ceil(raw / 512)
-    return 1024 * math.ceil(raw / 1024)
 
 
 def with_overrides(
@@ -141,12 +127,10 @@ def engine_limits(
     gpu: GPU,
     pool_tokens: int,
     context: int,
-    bench: tuple[int, int, int, int] | None = None,
 ) -> EngineLimits:
     """The engine's default limits on this GPU; ``pool_tokens`` and ``context`` feed SGLang's
-    rule, which sizes ``max_running_requests`` from the KV pool. ``bench`` (requests that fit,
-    prompt, output, pp) selects TensorRT-LLM's offline benchmark settings, which trtllm-bench
-    derives from the dataset instead of the server defaults."""
+    rule, which sizes ``max_running_requests`` from the KV pool. trtllm-bench's offline settings,
+    derived from the dataset instead of the server defaults, are ``trtllm_bench.bench_settings``."""
     if engine == "vllm":
         defaults = vllm_batch_defaults(gpu)
         src = f"vllm/engine/arg_utils.py get_batch_defaults, OpenAI server on {defaults.where}"
@@ -175,19 +159,6 @@ def engine_limits(
             True,
             per_rank=False,
             mixed=False,
-        )
-    if engine == "trtllm" and bench is not None:
-        fit, prompt, output, pp = bench
-        src = "tensorrt_llm/bench/build/tuning.py finetune_setting (trtllm-bench)"
-        tokens = trtllm_bench_tokens(fit, prompt, output, pp)
-        return EngineLimits(
-            max(1, fit),
-            "--max_batch_size",
-            src + ": what memory holds",
-            tokens,
-            "--max_num_tokens",
-            src,
-            False,
         )
     if engine == "trtllm":
         src = "tensorrt_llm/builder.py BuildConfig defaults, used by trtllm-serve"
