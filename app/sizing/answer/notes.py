@@ -131,8 +131,10 @@ def _reserve_note(req: SizingRequest, rep: Replica) -> str:
         )
     if engine == "vllm":
         util = (
-            f"gpu_util {req.gpu_util} is vLLM's gpu_memory_utilization (0.92 in current "
-            "releases, 0.9 in older ones)."
+            f"gpu_util {req.gpu_util} is vLLM's --gpu-memory-utilization as set at launch (0.92 "
+            "is vLLM's value with its extensible KV cache off, 0.9 in older releases; vLLM 0.34 "
+            "on CUDA and ROCm leaves it unset and sizes the pool from the memory free after "
+            "warm-up, a somewhat larger pool)."
         )
     else:
         util = (

@@ -98,8 +98,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--gpu-util",
         type=float,
         default=DEFAULT_GPU_UTIL,
-        help=f"fraction of GPU memory the engine may use (default "
-        f"{DEFAULT_GPU_UTIL}, vLLM's gpu_memory_utilization)",
+        help=f"fraction of GPU memory the engine may use: vLLM's --gpu-memory-utilization "
+        f"as set at launch (default {DEFAULT_GPU_UTIL}, vLLM's value without its extensible "
+        "KV cache)",
     )
     parser.add_argument(
         "--kv-budget",
