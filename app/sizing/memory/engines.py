@@ -123,7 +123,7 @@ def vllm_memory(setup: Setup) -> dict[str, Any]:
         "note": (
             "With --gpu-memory-utilization unset, vLLM 0.34 on CUDA sizes an extensible KV cache "
             "from the memory free after warm-up and graph capture (utilisation 1.0, less a "
-            "margin of max(1 GiB, 0.75 × the activation peak)); the launch command sets it."
+            "margin of max(1 GiB (3 GiB on ROCm), 0.75 × the activation peak)); the launch command sets it."
         ),
     }
 
