@@ -37,6 +37,23 @@ class MemoryBreakdown(BaseModel):
     note: str | None = None
 
 
+class UnsetLaunch(BaseModel):
+    """vLLM 0.34's pool when the launch leaves gpu_memory_utilization unset (its extensible KV
+    cache, on by default on CUDA and ROCm)."""
+
+    kv_pool_bytes_per_gpu: int = Field(description="KV pool bytes per GPU.")
+    kv_capacity_tokens: int | None = Field(
+        None, description="Tokens one replica's pool holds, in whole 64-token blocks."
+    )
+    sequences_per_replica: int
+    max_concurrency: int = Field(description="Sequences of `context` tokens across all replicas.")
+    block_tokens: int
+    fits: bool
+    rule: str = Field(description="The rule filled with these numbers.")
+    source: str = Field(description="The engine code (repository, file, function).")
+    note: str
+
+
 class EngineMemory(BaseModel):
     """One engine's KV pool for this setup, by the engine's start-up rule; or `error`."""
 
@@ -57,6 +74,10 @@ class EngineMemory(BaseModel):
         None, description="The estimated non-KV parts the rule subtracts, when it does."
     )
     note: str | None = None
+    unset_launch: UnsetLaunch | None = Field(
+        None,
+        description="vLLM only: the pool with gpu_memory_utilization left unset (0.34's default).",
+    )
     error: str | None = Field(None, description="Why this engine's figure is missing.")
 
 

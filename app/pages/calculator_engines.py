@@ -9,6 +9,7 @@ from typing import Any
 from app.web import sizing_format as fmt
 
 ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
+UNSET_LABEL = "vLLM, fraction unset"
 
 
 @dataclass
@@ -23,8 +24,26 @@ class EngineRow:
     source: str
     note: str = ""
     error: str = ""
-    best: bool = False  # the most sessions of the three
+    best: bool = False  # the most sessions of the three engines at the launch's settings
     applied: bool = False  # its rule sized the capacity above (the engine chosen)
+    variant: bool = False  # vLLM's unset launch, shown beside its pinned fraction
+    max_concurrency: int | None = None
+
+
+def _row(name: str, label: str, engine: dict[str, Any], variant: bool = False) -> EngineRow:
+    return EngineRow(
+        name,
+        label,
+        fmt.size(engine["kv_pool_bytes_per_gpu"]),
+        fmt.exact(engine["kv_capacity_tokens"]),
+        f"{engine['max_concurrency']:,}",
+        engine["fits"],
+        engine["rule"],
+        engine["source"],
+        engine.get("note", ""),
+        variant=variant,
+        max_concurrency=engine["max_concurrency"],
+    )
 
 
 def engine_rows(result: dict[str, Any]) -> list[EngineRow]:
@@ -34,25 +53,15 @@ def engine_rows(result: dict[str, Any]) -> list[EngineRow]:
         if "error" in engine:
             rows.append(EngineRow(name, label, "—", "—", "—", None, "", "", error=engine["error"]))
             continue
-        rows.append(
-            EngineRow(
-                name,
-                label,
-                fmt.size(engine["kv_pool_bytes_per_gpu"]),
-                fmt.exact(engine["kv_capacity_tokens"]),
-                f"{engine['max_concurrency']:,}",
-                engine["fits"],
-                engine["rule"],
-                engine["source"],
-                engine.get("note", ""),
-            )
-        )
+        rows.append(_row(name, label, engine))
+        if engine.get("unset_launch"):
+            rows.append(_row(f"{name}-unset", UNSET_LABEL, engine["unset_launch"], variant=True))
     applied = result.get("memory_rule", {}).get("engine", "vllm")
-    for r in rows:
+    engines = [r for r in rows if not r.error and not r.variant]
+    for r in engines:
         r.applied = r.engine == applied
-    sessions = [result["engines"][r.engine]["max_concurrency"] for r in rows if not r.error]
+    sessions = [r.max_concurrency for r in engines]
     if sessions and max(sessions) > min(sessions):
-        for r in rows:
-            if not r.error and result["engines"][r.engine]["max_concurrency"] == max(sessions):
-                r.best = True
+        for r in engines:
+            r.best = r.max_concurrency == max(sessions)
     return rows

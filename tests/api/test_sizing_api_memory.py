@@ -36,6 +36,9 @@ def test_engines_and_breakdown_match_the_core(sqlite_client: TestClient) -> None
             "rule",
             "source",
         }
+    unset = data["engines"]["vllm"]["unset_launch"]  # vLLM 0.34's default launch, beside 0.92
+    assert unset["kv_pool_bytes_per_gpu"] > data["engines"]["vllm"]["kv_pool_bytes_per_gpu"]
+    assert "unset_launch" not in data["engines"]["sglang"]
     assert data["memory_breakdown"]["total_bytes"] == data["reserve_bytes_per_gpu"]
     assert data["inputs"]["reserve_bytes"] == data["reserve_bytes_per_gpu"]
 

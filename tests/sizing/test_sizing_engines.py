@@ -46,6 +46,45 @@ def test_vllm_pool_is_the_main_budget_in_64_token_blocks(llama70b):
     assert "Worker.determine_available_memory" in vllm["source"]
 
 
+def test_vllm_unset_launch_keeps_the_margin_free_of_what_was_free_at_start(llama70b):
+    # vLLM 0.34 extensible_kv_cache.measure_kv_cache_bytes with the fraction unset:
+    # free at start − everything resident after warm-up − peak − max(1 GiB, 0.75 × peak).
+    spec, result = llama70b
+    vllm = result.engines["vllm"]
+    unset = vllm["unset_launch"]
+    over = vllm_overhead(spec, get_gpu("H200"), 8)
+    peak, graphs = over.part("activation_peak"), over.part("cuda_graphs")
+    margin = max(GIB, int(0.75 * peak))
+    assert margin == int(0.75 * peak)  # a 2.2 GiB peak: the fraction, not the floor, binds
+    pool = H200_TOTAL - 2 * 70_553_706_496 // 8 - graphs - peak - margin
+    assert unset["kv_pool_bytes_per_gpu"] == pool
+    assert unset["kv_capacity_tokens"] == pool // 40_960 // 64 * 64
+    assert unset["max_concurrency"] == pool // (40_960 * 32_768) == 94
+    # It gives up 0.75 × peak instead of 8% of the GPU: about 9 GiB more per GPU than at 0.92.
+    gain = pool - vllm["kv_pool_bytes_per_gpu"]
+    assert 8 * GIB < gain < 10 * GIB
+    assert "measure_kv_cache_bytes" in unset["source"] and "unset_launch" in vllm["note"]
+
+
+def test_vllm_unset_launch_margin_floor_is_3_gib_on_rocm():
+    spec = load_preset("llama-3.1-8b")
+    request = SizingRequest(gpu="MI300X", gpus=1, context=8192)
+    engine = size(spec, request).engines["vllm"]
+    over = vllm_overhead(spec, get_gpu("MI300X"), 1)
+    assert 0.75 * over.part("activation_peak") < 3 * GIB  # the floor binds here
+    weights = size(spec, request).weights_bytes_per_gpu
+    pool = get_gpu("MI300X").memory_bytes - weights - over.total - 3 * GIB
+    assert engine["unset_launch"]["kv_pool_bytes_per_gpu"] == pool
+    assert "max(3.0 GiB" in engine["unset_launch"]["rule"]
+
+
+def test_an_explicit_kv_budget_has_no_unset_launch():
+    # --kv-cache-memory-bytes turns the extensible cache off (_resolve_extensible_kv_cache).
+    request = SizingRequest(gpu="H100-SXM", context=4096, kv_budget_bytes=10 * GIB)
+    engine = size(load_preset("llama-3.1-8b"), request).engines["vllm"]
+    assert engine["kv_pool_bytes_per_gpu"] == 10 * GIB and "unset_launch" not in engine
+
+
 def test_sglang_static_fraction_by_gpu_size():
     # H200: nvidia-smi 143,771 MiB; chunked prefill 8,192 and 512 decode graphs at tp 8;
     # reserved = 512 + 8,192 × 1.5 + 8/8 × 1,024 + 512 × 2 + 58 prefill sizes × 8 = 15,312 MiB.

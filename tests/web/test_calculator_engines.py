@@ -43,6 +43,10 @@ def test_the_page_compares_every_engines_pool(sqlite_client: TestClient) -> None
         assert f"{core.engines[name]['kv_capacity_tokens']:,}" in row
         assert f"{core.engines[name]['max_concurrency']:,}" in row
         assert unescape(core.engines[name]["source"]) in unescape(html)
+    unset = re.search(r'<tr class="engine-vllm-unset engine-variant">(.*?)</tr>', table, re.S)
+    assert "vLLM, fraction unset" in unset.group(1) and "applied" not in unset.group(1)
+    assert f"{core.engines['vllm']['unset_launch']['max_concurrency']:,}" in unset.group(1)
+    assert "measure_kv_cache_bytes" in html
     assert "Beyond weights and KV" in html and "(estimate)" in html
     assert "1,024 × 128,256 × 18" in html  # the activation formula, filled in
     assert "style=" not in html.split("<main")[1]

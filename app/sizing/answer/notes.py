@@ -134,7 +134,13 @@ def _reserve_note(req: SizingRequest, rep: Replica) -> str:
             f"gpu_util {req.gpu_util} is vLLM's --gpu-memory-utilization as set at launch (0.92 "
             "is vLLM's value with its extensible KV cache off, 0.9 in older releases; vLLM 0.34 "
             "on CUDA and ROCm leaves it unset and sizes the pool from the memory free after "
-            "warm-up, a somewhat larger pool)."
+            "warm-up, a somewhat larger pool"
+            + (
+                ""
+                if req.kv_budget_bytes is not None
+                else ", sized beside vLLM's in the engine comparison"
+            )
+            + ")."
         )
     else:
         util = (

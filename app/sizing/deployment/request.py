@@ -13,8 +13,9 @@ from ..model.dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
 
 GIB = 1 << 30
 
-# vLLM's CacheConfig.gpu_memory_utilization default in current releases (vllm/config/cache.py);
-# older releases and most guides say 0.9.
+# vLLM's gpu_memory_utilization with its extensible KV cache off (vllm/config/cache.py
+# DEFAULT_GPU_MEMORY_UTILIZATION; 0.9 in older releases). 0.34 leaves the field unset on CUDA and
+# ROCm; memory/engines.py vllm_unset_launch sizes that launch beside this one.
 DEFAULT_GPU_UTIL = 0.92
 
 # "auto": the precision the checkpoint ships (its quantization_config), else bf16.

@@ -9,7 +9,11 @@ current source; the non-KV parts they subtract are the estimates of ``overhead.p
   (vllm/v1/worker/gpu_worker.py): ``requested_memory − non_kv_cache_memory −
   cudagraph_memory_estimate``, where ``non_kv_cache_memory`` is the weights plus the profile run's
   peak (``memory_profiling``, vllm/utils/mem_utils.py). Blocks of 64 tokens
-  (``CacheConfig.DEFAULT_BLOCK_SIZE``).
+  (``CacheConfig.DEFAULT_BLOCK_SIZE``). Beside it, the launch that leaves the fraction unset
+  (0.34's default on CUDA and ROCm): the extensible KV cache takes what was free at start-up less
+  everything resident after warm-up and graph capture, the transient peak and a margin of
+  ``max(1 GiB (3 GiB on ROCm), 0.75 × peak)`` (vllm/v1/worker/extensible_kv_cache.py
+  ``measure_kv_cache_bytes``).
 - SGLang (v0.5.23): ``mem_fraction_static`` defaults to ``(nvidia-smi total − reserved) /
   nvidia-smi total`` (python/sglang/srt/arg_groups/memory_hook.py
   ``handle_gpu_memory_settings``), and the pool is what is free after loading less
@@ -51,6 +55,10 @@ SGLANG_SOURCE = "sgl-project/sglang v0.5.23"
 TRTLLM_SOURCE = "NVIDIA/TensorRT-LLM"
 VLLM_BLOCK = 64
 TRTLLM_BLOCK = 32
+GIB = 1 << 30
+# vllm/v1/worker/extensible_kv_cache.py: KV_CACHE_MARGIN_FLOOR_BYTES, KV_CACHE_MARGIN_FRACTION.
+VLLM_MARGIN_FLOOR = {"AMD": 3 * GIB}  # ROCm; CUDA's floor is 1 GiB
+VLLM_MARGIN_FRACTION = 0.75
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +129,41 @@ def vllm_memory(setup: Setup) -> dict[str, Any]:
         "settings": {"gpu_memory_utilization": util, **overhead.settings},
         "overhead": overhead.to_dict(),
         "note": (
-            "With --gpu-memory-utilization unset, vLLM 0.34 on CUDA sizes an extensible KV cache "
-            "from the memory free after warm-up and graph capture (utilisation 1.0, less a "
-            "margin of max(1 GiB (3 GiB on ROCm), 0.75 × the activation peak)); the launch command sets it."
+            f"The launch command pins gpu_memory_utilization at {util}; left unset, vLLM 0.34 "
+            "sizes an extensible KV cache from the memory free after warm-up instead "
+            "(unset_launch)."
+        ),
+        "unset_launch": vllm_unset_launch(setup, overhead),
+    }
+
+
+def vllm_unset_launch(setup: Setup, overhead: Overhead) -> dict[str, Any]:
+    """vLLM 0.34's pool with gpu_memory_utilization unset on CUDA or ROCm, where the extensible KV
+    cache is on by default: ``min(requested − used, headroom − margin) − peak`` with the requested
+    memory all that was free at start-up, so the headroom term binds."""
+    peak = overhead.part("activation_peak")
+    graphs = overhead.part("cuda_graphs")
+    floor = VLLM_MARGIN_FLOOR.get(setup.gpu.vendor, GIB)
+    margin = max(floor, int(peak * VLLM_MARGIN_FRACTION))
+    free_at_start = setup.gpu.memory_bytes  # the CUDA context is not modelled
+    pool = free_at_start - setup.weights_per_gpu - graphs - peak - margin
+    return {
+        **_capacity(setup, pool, VLLM_BLOCK),
+        "rule": (
+            f"{fmt_bytes(free_at_start)} free at start-up − {fmt_bytes(setup.weights_per_gpu)} "
+            f"weights − {fmt_bytes(graphs)} CUDA graphs − {fmt_bytes(peak)} activation peak − "
+            f"max({fmt_bytes(floor)}, 0.75 × {fmt_bytes(peak)}) margin = {fmt_bytes(max(pool, 0))}"
+        ),
+        "source": (
+            f"{VLLM_SOURCE}: vllm/v1/worker/extensible_kv_cache.py measure_kv_cache_bytes, "
+            "measure_kv_cache_blocks; vllm/config/vllm.py VllmConfig._resolve_extensible_kv_cache"
+        ),
+        "note": (
+            "Free memory at start-up is taken as the CUDA total: the CUDA context, NCCL buffers, "
+            "allocations outside PyTorch and any other process on the GPU come out of this pool. "
+            "vLLM measures the graphs and the peak after warm-up; these are the estimates above. "
+            "A KV connector, an explicit KV budget or another platform turns the extensible "
+            "cache off, and the fraction rule applies at 0.92."
         ),
     }
 

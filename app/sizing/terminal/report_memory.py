@@ -48,6 +48,16 @@ def format_engines(r: SizingResult) -> str:
             f"{fmt_int(engine['kv_capacity_tokens']):>12} {engine['max_concurrency']:>12,}"
         )
         notes.append(f"  {label}: {engine['rule']}\n    ({engine['source']})")
+        unset = engine.get("unset_launch")
+        if unset:
+            lines.append(
+                f"  {'  unset':<13} {fmt_bytes(unset['kv_pool_bytes_per_gpu']):>10} "
+                f"{fmt_int(unset['kv_capacity_tokens']):>12} {unset['max_concurrency']:>12,}"
+            )
+            notes.append(
+                f"  {label}, gpu_memory_utilization unset: {unset['rule']}\n"
+                f"    ({unset['source']})\n    {unset['note']}"
+            )
     return "\n".join(lines + notes)
 
 
