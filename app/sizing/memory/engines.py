@@ -130,8 +130,8 @@ def vllm_memory(setup: Setup) -> dict[str, Any]:
         "overhead": overhead.to_dict(),
         "note": (
             f"The launch command pins gpu_memory_utilization at {util}; left unset, vLLM 0.34 "
-            "sizes an extensible KV cache from the memory free after warm-up instead "
-            "(unset_launch)."
+            "sizes an extensible KV cache from the memory free after warm-up instead, sized "
+            "beside this one as the unset launch (unset_launch)."
         ),
         "unset_launch": vllm_unset_launch(setup, overhead),
     }
@@ -161,7 +161,8 @@ def vllm_unset_launch(setup: Setup, overhead: Overhead) -> dict[str, Any]:
         "note": (
             "Free memory at start-up is taken as the CUDA total: the CUDA context, NCCL buffers, "
             "allocations outside PyTorch and any other process on the GPU come out of this pool. "
-            "vLLM measures the graphs and the peak after warm-up; these are the estimates above. "
+            "vLLM measures the graphs and the peak after warm-up; here they are the same "
+            "estimates the fraction rule subtracts. "
             "A KV connector, an explicit KV budget or another platform turns the extensible "
             "cache off, and the fraction rule applies at 0.92."
         ),
