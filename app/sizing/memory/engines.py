@@ -140,7 +140,8 @@ def vllm_memory(setup: Setup) -> dict[str, Any]:
 def vllm_unset_launch(setup: Setup, overhead: Overhead) -> dict[str, Any]:
     """vLLM 0.34's pool with gpu_memory_utilization unset on CUDA or ROCm, where the extensible KV
     cache is on by default: ``min(requested − used, headroom − margin) − peak`` with the requested
-    memory all that was free at start-up, so the headroom term binds."""
+    memory the whole CUDA total (the resolved 1.0), so the headroom term, what was free at start-up
+    less what is resident after warm-up, binds."""
     peak = overhead.part("activation_peak")
     graphs = overhead.part("cuda_graphs")
     floor = VLLM_MARGIN_FLOOR.get(setup.gpu.vendor, GIB)
