@@ -164,8 +164,9 @@ def vllm_unset_launch(setup: Setup, overhead: Overhead) -> dict[str, Any]:
             "allocations outside PyTorch and any other process on the GPU come out of this pool. "
             "vLLM measures the graphs and the peak after warm-up; here they are the same "
             "estimates the fraction rule subtracts. "
-            "A KV connector, an explicit KV budget or another platform turns the extensible "
-            "cache off, and the fraction rule applies at 0.92."
+            "A KV connector, an explicit KV budget, another platform or a runtime that fails "
+            "vLLM's virtual-memory check (on ROCm, HIP runtimes before TheRock 7.12) turns the "
+            "extensible cache off, and the fraction rule applies at 0.92."
         ),
     }
 
