@@ -161,7 +161,8 @@ def vllm_unset_launch(setup: Setup, overhead: Overhead) -> dict[str, Any]:
         ),
         "note": (
             "Free memory at start-up is taken as the CUDA total: the CUDA context, NCCL buffers, "
-            "allocations outside PyTorch and any other process on the GPU come out of this pool. "
+            "allocations outside PyTorch, persistent buffers this estimate does not model and "
+            "any other process on the GPU come out of this pool, so it is an upper bound. "
             "vLLM measures the graphs and the peak after warm-up; here they are the same "
             "estimates the fraction rule subtracts. "
             "A KV connector, an explicit KV budget, another platform or a runtime that fails "
