@@ -141,7 +141,10 @@ def vllm_unset_launch(setup: Setup, overhead: Overhead) -> dict[str, Any]:
     """vLLM 0.34's pool with gpu_memory_utilization unset on CUDA or ROCm, where the extensible KV
     cache is on by default: ``min(requested − used, headroom − margin) − peak`` with the requested
     memory the whole CUDA total (the resolved 1.0), so the headroom term, what was free at start-up
-    less what is resident after warm-up, binds."""
+    less what is resident after warm-up, binds. The transient peak kept free is the activation peak
+    alone: with the extensible cache on, ``GPUModelRunner.profile_cudagraph_memory`` returns 0, so
+    ``peak_activation_memory`` (``gpu_worker.py``) carries no graph estimate; the captured graphs
+    count once, as resident memory."""
     peak = overhead.part("activation_peak")
     graphs = overhead.part("cuda_graphs")
     floor = VLLM_MARGIN_FLOOR.get(setup.gpu.vendor, GIB)
