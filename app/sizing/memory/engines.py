@@ -156,7 +156,8 @@ def vllm_unset_launch(setup: Setup, overhead: Overhead) -> dict[str, Any]:
         "rule": (
             f"{fmt_bytes(free_at_start)} free at start-up − {fmt_bytes(setup.weights_per_gpu)} "
             f"weights − {fmt_bytes(graphs)} CUDA graphs − {fmt_bytes(peak)} activation peak − "
-            f"max({fmt_bytes(floor)}, 0.75 × {fmt_bytes(peak)}) margin = {fmt_bytes(max(pool, 0))}"
+            f"max({fmt_bytes(floor)}, {VLLM_MARGIN_FRACTION} × {fmt_bytes(peak)}) margin = "
+            f"{fmt_bytes(max(pool, 0))}"
         ),
         "source": (
             f"{VLLM_SOURCE}: vllm/v1/worker/extensible_kv_cache.py measure_kv_cache_bytes, "
