@@ -58,9 +58,12 @@ def sizing_notes(
     if whole.windowed:
         notes.append(
             "Window/chunk layers are counted at min(context, window) tokens. Engines differ at "
-            "the edge: transformers keeps window−1 tokens; vLLM reserves up to "
-            "window−1+max_num_batched_tokens, rounded up to whole blocks plus one, so its "
-            "per-sequence figure (and its concurrency log) is somewhat higher."
+            "the edge: transformers keeps window−1 tokens; vLLM 0.34 sizes a sliding layer for "
+            "window−1 tokens plus every token its scheduled steps can hold in flight "
+            "(max_num_batched_tokens per batch, two batches with its default asynchronous "
+            "scheduling), capped at max_model_len and rounded up to whole blocks plus one, so "
+            "its per-sequence figure (and its concurrency log) is higher: many times a short "
+            "window."
         )
     notes.append(
         "vLLM allocates KV in blocks (64 tokens by default in current releases, 16 in older "
