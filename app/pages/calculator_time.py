@@ -124,8 +124,8 @@ def verdict(result: dict[str, Any], remedy_results: dict[str, dict[str, Any]]) -
             )
     elif bound == "kv_bandwidth":
         head = (
-            f"At {seqs} of {ctx}, {kv} of each {step} step reads the cache: more compute "
-            "would not help, fewer KV bytes per token would."
+            f"At {seqs} of {ctx}, {kv} of each {step} step reads the cache, its largest "
+            "part: fewer KV bytes per token would help most."
         )
     elif bound == "weight_bandwidth":
         head = (
