@@ -193,3 +193,21 @@ def test_tensorrt_llm_runs_mla_context_attention_in_fp8_with_an_fp8_cache(deepse
         prefill_attention_tflops(get_gpu("L40S"), "trtllm", True, "fp8")
         == get_gpu("L40S").dense_bf16_tflops
     )
+
+
+def test_each_draft_pass_runs_a_layer_and_the_targets_output_projection():
+    # An MTP or EAGLE head is one decoder layer plus the target's lm_head, which for Llama 3.1's
+    # 128,256-token vocabulary holds more weights (1.05 B) than one of the 70B's layers (0.86 B).
+    spec = load_preset("llama-3.1-70b")
+    req = SizingRequest(gpu="H200", gpus=8, tp=8, context=4096, spec_tokens=4, spec_acceptance=0.8)
+    gpu, layout, _ = resolve_layout(spec, req)
+    replica, _, reason = replica_model(spec, req, gpu, layout, Replica(spec, req, gpu, 8, layout))
+    assert reason is None
+    model = replica.model
+    verify = model.step(16, 4096, queries=5)
+    head_read = model.head_bytes / model.bw_weights
+    assert model.head_bytes > model.dense_bytes / model.layers  # the head outweighs a layer
+    drafter = replica.step(16, 4096).seconds - verify.total
+    # Four passes, each reading at least one layer's share of the weights and the whole head.
+    assert drafter > 4 * (head_read + verify.weights / model.layers)
+    assert drafter < 4 * (2 * head_read + verify.total / model.layers)

@@ -62,9 +62,13 @@ class ReplicaModel:
         )
         seconds = parts.total
         if self.spec and decode > 0:
-            layer = (parts.total - parts.overhead) / self.model.layers
+            # A draft pass runs one decoder layer and the target's output projection (MTP and
+            # EAGLE heads share it): the verify step's average layer less its share of the head,
+            # and the head for one token per sequence.
+            head = self.model.head_seconds(per_micro * queries)
+            layer = (parts.total - parts.overhead - head) / self.model.layers
             fixed = self.model.kernels * self.model.profile.kernel_us * 1e-6 / self.model.layers
-            seconds += self.spec.drafter_seconds(layer + fixed)
+            seconds += self.spec.drafter_seconds(layer + fixed + self.model.head_seconds(per_micro))
         hops = self.hop(per_micro * queries + prefill / m)
         return Step(seconds + hops, parts, hops)
 

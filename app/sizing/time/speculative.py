@@ -5,8 +5,9 @@ sequence, reading each sequence's cache once) and keeps the accepted prefix plus
 its own. With each draft token accepted independently with probability a, a step yields
 (1 − a^(K+1)) / (1 − a) tokens per sequence (Leviathan et al. 2023, "Fast Inference from
 Transformers via Speculative Decoding", eq. 1). The drafter is taken to be one decoder layer
-run K times over the batch, as an MTP module (DeepSeek-V3's ``num_nextn_predict_layers``) or an
-EAGLE head is; a separate draft model costs more and is not modelled.
+and the target's output projection run K times over the batch, as an MTP module (DeepSeek-V3's
+``num_nextn_predict_layers``) or an EAGLE head is (both share the target's head; EAGLE-3's
+smaller draft vocabulary costs less); a separate draft model costs more and is not modelled.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ class Speculation:
     def queries_per_sequence(self) -> int:
         return self.tokens + 1
 
-    def drafter_seconds(self, one_layer_seconds: float) -> float:
-        """The drafter's time per step: its one layer run once per draft token."""
-        return self.tokens * one_layer_seconds
+    def drafter_seconds(self, one_pass_seconds: float) -> float:
+        """The drafter's time per step: one pass (its layer and the head) per draft token."""
+        return self.tokens * one_pass_seconds
 
     def to_dict(self) -> dict[str, float]:
         return {

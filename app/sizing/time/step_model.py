@@ -114,6 +114,10 @@ class StepModel:
         rest = weights_bytes - MODEL_DTYPE_BYTES * lookup_only - routed_bytes
         # Under DP attention every rank reads the whole attention, and its share of the rest.
         self.dense_bytes = attention_bytes + (rest - attention_bytes) / tp if self.dp else rest / tp
+        # The output projection (the tied table when there is no separate head), vocab-parallel.
+        head = p.lm_head or p.embedding
+        self.head_bytes = MODEL_DTYPE_BYTES * head / tp
+        self.head_flops_per_token = 2 * head / tp
         self.routed_bytes = routed_bytes / tp
         self.moe = (
             MoeShape(
@@ -196,6 +200,11 @@ class StepModel:
         if self.moe and routed:
             routed *= self.moe.padding(tokens)
         return self.dense_flops_per_token * tokens + routed
+
+    def head_seconds(self, tokens: float) -> float:
+        """The output projection for ``tokens`` tokens: its read or its FLOPs, the larger."""
+        flops = self.head_flops_per_token * tokens / self.dense_eff / self.c_linear
+        return max(self.head_bytes / self.bw_weights, flops)
 
     def linear_seconds(self, tokens: float, extra_flops: float = 0.0) -> float:
         """The products' time at the rate their shapes reach (FLOPs ÷ rate ÷ shape share)."""
