@@ -211,3 +211,9 @@ def test_each_draft_pass_runs_a_layer_and_the_targets_output_projection():
     # Four passes, each reading at least one layer's share of the weights and the whole head.
     assert drafter > 4 * (head_read + verify.weights / model.layers)
     assert drafter < 4 * (2 * head_read + verify.total / model.layers)
+    # A draft pass carries one token per sequence, not the verify step's five: once the linear
+    # layers are compute-bound it costs less than the verify step's average layer and head.
+    busy = model.step(256, 4096, queries=5)
+    per_pass = (replica.step(256, 4096).seconds - busy.total) / 4
+    assert busy.linear_compute_bound
+    assert per_pass < (busy.total - busy.overhead) / model.layers + head_read

@@ -62,15 +62,19 @@ class ReplicaModel:
         )
         seconds = parts.total
         if self.spec and decode > 0:
-            # A draft pass runs one decoder layer and the target's output projection (MTP and
-            # EAGLE heads share it): the verify step's average layer less its share of the head,
-            # and the head for one token per sequence.
-            head = self.model.head_seconds(per_micro * queries)
-            layer = (parts.total - parts.overhead - head) / self.model.layers
-            fixed = self.model.kernels * self.model.profile.kernel_us * 1e-6 / self.model.layers
-            seconds += self.spec.drafter_seconds(layer + fixed + self.model.head_seconds(per_micro))
+            seconds += self.spec.drafter_seconds(self.draft_pass(per_micro, context))
         hops = self.hop(per_micro * queries + prefill / m)
         return Step(seconds + hops, parts, hops)
+
+    def draft_pass(self, sequences: float, context: float) -> float:
+        """One draft pass: one decoder layer and the output projection (MTP and EAGLE heads
+        share the target's), one token per sequence, the layer attending over its own cache of
+        ``context`` tokens. The layer is a plain step's average, less its share of the head."""
+        plain = self.model.step(sequences, context)
+        head = self.model.head_seconds(sequences)
+        layer = (plain.total - plain.overhead - head) / self.model.layers
+        fixed = self.model.kernels * self.model.profile.kernel_us * 1e-6 / self.model.layers
+        return layer + fixed + head
 
     @property
     def tokens_per_step(self) -> float:
