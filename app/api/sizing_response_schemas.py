@@ -124,7 +124,8 @@ class TimeEstimate(BaseModel):
     )
     breakdown_ms: StepBreakdown | None
     ridge_batch: int | None = Field(
-        description="Batch (tokens per step) at which the linear layers turn compute-bound."
+        description="Batch (tokens per step) at which the linear layers turn compute-bound, at "
+        "the rate the engine's kernels reach on large products (the ridge point)."
     )
     step_grows_from_batch: int | None = Field(
         None,

@@ -310,7 +310,10 @@ class StepModel:
         return self.step(0, 0, new, cached + new / 2, cached).total
 
     def ridge_batch(self) -> int:
-        """Smallest batch whose linear layers are compute-bound (FLOPs time ≥ weight-read time)."""
+        """Smallest batch whose linear layers are compute-bound (FLOPs time ≥ weight-read time)
+        at the rate the engine's kernels reach on large products. Each product's own shape
+        efficiency (``dense_eff``) is left out, so the step's linear time starts to grow a
+        little below this batch; the figure is the textbook ridge scaled by the profile."""
 
         if self.moe is None:
             per_token = self.dense_flops_per_token / self.c_linear
