@@ -124,8 +124,9 @@ class TimeEstimate(BaseModel):
     )
     breakdown_ms: StepBreakdown | None
     ridge_batch: int | None = Field(
-        description="Batch (tokens per step) at which the linear layers turn compute-bound, at "
-        "the rate the engine's kernels reach on large products (the ridge point)."
+        description="Batch (tokens per step) at which the linear layers turn compute-bound: "
+        "their FLOPs, at the rate the engine's kernels reach on each product's shape, take as "
+        "long as the weight read."
     )
     step_grows_from_batch: int | None = Field(
         None,

@@ -217,3 +217,23 @@ def test_each_draft_pass_runs_a_layer_and_the_targets_output_projection():
     per_pass = (replica.step(256, 4096).seconds - busy.total) / 4
     assert busy.linear_compute_bound
     assert per_pass < (busy.total - busy.overhead) / model.layers + head_read
+
+
+@pytest.mark.parametrize(
+    "model, gpus, dtype",
+    [("llama-3.1-70b", 8, "bf16"), ("llama-3.1-70b", 2, "int4"), ("deepseek-v3", 8, "fp8")],
+)
+def test_the_ridge_is_where_the_steps_linear_layers_turn_compute_bound(model, gpus, dtype):
+    # The figure the calculator and the content quote is the batch at which the step the model
+    # draws turns compute-bound (shape efficiency, MoE padding and all), not a separate formula.
+    spec = load_preset(model)
+    req = SizingRequest(gpu="H200", gpus=gpus, tp=gpus, weight_dtype=dtype, context=4096)
+    gpu, layout, _ = resolve_layout(spec, req)
+    replica, _, reason = replica_model(
+        spec, req, gpu, layout, Replica(spec, req, gpu, gpus, layout)
+    )
+    assert reason is None
+    step_model = replica.model
+    ridge = step_model.ridge_batch()
+    assert step_model.step(ridge, 4096).linear_compute_bound
+    assert not step_model.step(ridge - 1, 4096).linear_compute_bound

@@ -310,17 +310,15 @@ class StepModel:
         return self.step(0, 0, new, cached + new / 2, cached).total
 
     def ridge_batch(self) -> int:
-        """Smallest batch whose linear layers are compute-bound (FLOPs time ≥ weight-read time)
-        at the rate the engine's kernels reach on large products. Each product's own shape
-        efficiency (``dense_eff``) is left out, so the step's linear time starts to grow a
-        little below this batch; the figure is the textbook ridge scaled by the profile."""
+        """Smallest batch whose linear layers are compute-bound: their FLOPs, at the rate each
+        product's shape reaches (``linear_seconds``), take as long as the weight read."""
 
         if self.moe is None:
-            per_token = self.dense_flops_per_token / self.c_linear
+            per_token = self.linear_seconds(1.0)
             return max(1, math.ceil(self.dense_bytes / self.bw_weights / per_token))
 
         def flops_over_bytes(b: int) -> float:  # rises as the touched experts saturate
             read = self.weight_bytes_read(b) / self.bw_weights
-            return self.linear_flops(b) / self.c_linear / read if read else math.inf
+            return self.linear_seconds(b) / read if read else math.inf
 
         return first_above(flops_over_bytes, 1.0, 1, 1 << 24, inclusive=True)
