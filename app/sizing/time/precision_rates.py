@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 from ..catalogue.gpus import GPU
 
-# Marlin's own figures (IST-DASLab/marlin README): close to the ideal 4x over fp16 up to batch
-# 16-32, falling to ~1.5x by 128 as the kernel turns compute-bound; at large batch it trails a
-# plain fp16 GEMM by the dequantise work, about a fifth of the issue slots.
+# Weight-only (W4A16/W8A16) kernels unpack every weight in the main loop. Marlin's README (A10)
+# shows it within a few percent of the ideal speed-up up to batch 128; Hopper kernels and engine
+# builds lose more once compute-bound. A fifth of the bf16 rate is our allowance for that
+# dequantise work, not a measurement.
 WEIGHT_ONLY_EFFICIENCY = 0.8
 # Low-precision GEMMs reach a smaller share of their (doubled) peak than bf16 ones: on the H200
 # the fp8 e4m3 product reached 1,317 of 1,979 TFLOP/s at 8192³ against bf16's 773 of 989
