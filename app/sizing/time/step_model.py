@@ -42,10 +42,11 @@ from .precision_rates import matmul_rate, prefill_attention_tflops, sustained_fa
 __all__ = ["StepModel", "StepParts", "experts_touched"]
 
 # Between the matrix products, each token's activations are read and written by the layer's
-# norms, residual adds, RoPE, gating activation and quantisation: counting the kernels of vLLM's
-# Llama layer (fused add+RMSNorm twice, RoPE, SiLU-and-mul, the outputs each product writes and
-# the next reads), about 10 hidden widths and 5 MLP widths of bf16 per token per layer; a MoE
-# layer also writes each token once per chosen expert and reads it back (sort, then combine).
+# norms, residual adds, RoPE and gating activation: counting the kernels of vLLM's Llama layer
+# (fused add+RMSNorm twice, RoPE, SiLU-and-mul, the outputs each product writes and the next
+# reads), about 10 hidden widths and 5 MLP widths of bf16 per token per layer; a MoE layer also
+# writes each token once per chosen expert and reads it back (sort, then combine). An FP8 or FP4
+# product's activation quantiser is not counted, so no format carries traffic BF16 does not.
 ACTIVATION_BYTES = 2
 
 
