@@ -126,8 +126,8 @@ _CATALOGUE = (
         f"183,359 MiB: {NVIDIA_SMI}",
         spec_source=(
             "8 TB/s HBM3e per GPU (How to Scale Your Model, GPUs chapter; the HGX B200 page lists "
-            "7.7); NVIDIA's HGX B200 page, per GPU: dense BF16 2.25, FP8 4.5 and FP4 9 PFLOPS "
-            "(its sparse figures halved)"
+            "7.7); NVIDIA's HGX B200 page, per GPU: dense BF16 2.25 and FP8 4.5 PFLOPS (its figures "
+            "with sparsity halved) and FP4 9 PFLOPS (its dense column)"
         ),
         dense_fp4_tflops=9000.0,
     ),
