@@ -92,7 +92,7 @@ def figure_kind(field_name: str) -> tuple[str, str | None] | None:
     leaf = field_name.rsplit(".", 1)[-1]
     if leaf.endswith("_ms"):
         return SECONDS, None
-    if leaf.startswith("tokens_per_s"):
+    if "tokens_per_s" in leaf:  # tokens_per_s, tokens_per_s_total, workload.output_tokens_per_s
         return RATE, None
     if "bytes" in leaf and not leaf.endswith("_per_s"):
         per = "token" if "per_token" in leaf else "sequence" if "per_sequence" in leaf else None

@@ -8,10 +8,10 @@ from fractions import Fraction
 import pytest
 from pydantic import ValidationError
 
-from app.content.key_figures import field_nouns, live_figures, load_key_figure
+from app.content.key_figures import field_nouns, figure_kind, live_figures, load_key_figure
 from app.content.practice_schema import KeyFigureSpec
 from app.content.store import ContentStore
-from app.drills.units import BYTES, COUNT, SECONDS
+from app.drills.units import BYTES, COUNT, RATE, SECONDS
 
 
 def spec(**fields: object) -> KeyFigureSpec:
@@ -126,3 +126,14 @@ def test_a_per_token_figure_times_a_length_is_per_sequence() -> None:
     assert per_token is not None and per_token.per == "token"
     assert one_sequence is not None and one_sequence.per == "sequence"
     assert one_sequence.value == per_token.value * 4096
+
+
+@pytest.mark.parametrize(
+    "field", ["tokens_per_s", "workload.output_tokens_per_s", "workload.tokens_per_s_total"]
+)
+def test_every_tokens_per_second_field_is_a_rate(field: str) -> None:
+    assert figure_kind(field) == (RATE, None)
+
+
+def test_a_rate_of_requests_is_not_a_token_rate() -> None:
+    assert figure_kind("workload.requests_per_s") is None
