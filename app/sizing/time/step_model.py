@@ -204,8 +204,8 @@ class StepModel:
 
     def head_seconds(self, tokens: float) -> float:
         """The output projection for ``tokens`` tokens: its read or its FLOPs, the larger."""
-        flops = self.head_flops_per_token * tokens / self.dense_eff / self.c_linear
-        return max(self.head_bytes / self.bw_weights, flops)
+        compute = self.linear_seconds(0.0, extra_flops=self.head_flops_per_token * tokens)
+        return max(self.head_bytes / self.bw_weights, compute)
 
     def linear_seconds(self, tokens: float, extra_flops: float = 0.0) -> float:
         """The products' time at the rate their shapes reach (FLOPs ÷ rate ÷ shape share)."""
