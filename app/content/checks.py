@@ -194,3 +194,22 @@ def check_wrapped_sums(path: Path, body: str, collector: Collector) -> None:
                 "body",
             )
         previous = line
+
+
+# "a × 10⁹ ÷ 211 × 10⁹" read left to right multiplies by the second power of ten; a divisor in
+# scientific notation needs brackets: "÷ (211 × 10⁹ B/s)".
+_BARE_DIVISOR = re.compile(r"÷ \d[\d.,]* × 10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
+
+
+def check_division_notation(path: Path, text: str, collector: Collector) -> None:
+    """A divisor written as 'b × 10ⁿ' without brackets, anywhere in the file (front matter too)."""
+    if "÷" not in text:
+        return
+    for number, line in enumerate(text.splitlines(), 1):
+        if match := _BARE_DIVISOR.search(line):
+            collector.add(
+                path,
+                f"line {number}: {match.group()!r} divides by the number and then multiplies by the "
+                "power of ten; bracket the divisor, as in '÷ (211 × 10⁹)'",
+                "notation",
+            )

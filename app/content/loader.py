@@ -14,6 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from app.content.checks import (
+    check_division_notation,
     check_exercise_references,
     check_links,
     check_references,
@@ -93,7 +94,8 @@ def _read_meta(
     path: Path, model: type[M], collector: Collector, cache: RenderCache
 ) -> tuple[M, str] | None:
     try:
-        raw_yaml, body = split_front_matter(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        raw_yaml, body = split_front_matter(text)
         data: Any = _parse_yaml(raw_yaml, cache)
     except yaml.YAMLError as error:
         collector.add(path, describe_yaml_error(error, line_offset=1), "front matter")
@@ -113,6 +115,7 @@ def _read_meta(
         collector.add(path, f"must match the file name ({path.stem!r})", "slug")
         return None
     check_wrapped_sums(path, body, collector)
+    check_division_notation(path, text, collector)
     return meta, body
 
 
