@@ -15,7 +15,9 @@ same constants apply to every model and every GPU; nothing is fitted to one publ
   small kernels) and a per-step cost (scheduling, sampling, detokenising, launch gaps CUDA graphs
   leave). SGLang and TensorRT-LLM overlap the CPU scheduler with the GPU (SGLang's
   ``disable_overlap_schedule`` is False by default; TRT-LLM's executor runs the scheduler in C++),
-  so their per-step cost is lower than vLLM's.
+  so their per-step cost is lower. vLLM overlaps it too from 0.14.0 (``async_scheduling`` on by
+  default where the configuration allows), after most of its published points; its 1.2 ms is
+  those points' calibration (docs/sizing.md says what 0.6 ms would change).
 - Prefill attention: FlashAttention-3's forward pass on an H100 (head dim 128, B·S = 16K,
   pytorch/benchmark commit ff65cb67, "Fix dimension order for FlashAttention-3"): 430, 517,
   566, 590, 614 and 621 TFLOP/s at 512 to 16K tokens, of 989: 0.65 × L / (L + 250) within 2%
