@@ -92,7 +92,9 @@ VLLM = PerfProfile(
     kernel_us=6.0,
     overhead_per_step_us=1200.0,
     overhead_per_sequence_us=12.0,
-    source=_SHARES + "; per-step overhead of vLLM's Python scheduler and sampler",
+    source=_SHARES
+    + "; per-step overhead for sampling and host work not overlapped with the GPU, set on the "
+    "published vLLM runs (most before 0.14.0, from which vLLM schedules asynchronously by default)",
     attention_prefill=0.65,
 )
 
