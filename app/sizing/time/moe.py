@@ -8,9 +8,12 @@
 - **Grouped GEMM.** Fused MoE kernels pad each expert's tokens up to the kernel's M block (vLLM
   ``fused_moe`` ``moe_align_block_size``; DeepGEMM's contiguous layout aligns each expert segment
   to its M block) and its output columns to the N block. vLLM's default config
-  (``get_default_config``) takes BLOCK_SIZE_M 16 while a batch has no more tokens than experts,
-  64 beyond, and BLOCK_SIZE_N 64: a few tokens per expert, or an expert split so thin that its
-  slice is narrower than a block, waste tensor-core work in proportion.
+  (``get_default_config``, through 0.16) takes BLOCK_SIZE_M 16 while a batch has no more tokens
+  than experts, 64 beyond, and BLOCK_SIZE_N 64: a few tokens per expert, or an expert split so thin
+  that its slice is narrower than a block, waste tensor-core work in proportion. From 0.17 that
+  fallback (bf16 and per-tensor fp8) scales its blocks with the batch (M 16 up to 32 tokens, then 32, 64 and 128; N 64 up to
+  64 tokens, then 128), and tuned config files, where shipped, set their own; the blocks here are
+  the older rule, kept as one stated choice.
 - **Load imbalance across EP ranks.** Real routers are not uniform: sharded over ``ep`` GPUs,
   the busiest rank's experts receive more tokens than the mean, and the step waits for it (its
   grouped products and the tokens it receives). TensorRT-LLM's measurement of DeepSeek-R1
