@@ -95,7 +95,8 @@ class SizingView:
             else ""
         )
         holds = (
-            f"each sequence holds {fmt.size(r['kv_bytes_per_sequence_per_gpu'])} of cache per GPU "
+            # Two decimals: the reader divides the pool by this, and 1.25 shown as "1.2" misleads.
+            f"each sequence holds {fmt.size(r['kv_bytes_per_sequence_per_gpu'], 2)} of cache per GPU "
             f"in a KV pool of {fmt.size(r['kv_budget_bytes_per_gpu'])} per GPU."
         )
         text = spread + holds

@@ -424,3 +424,12 @@ def test_a_quantised_checkpoint_is_sized_as_shipped_and_the_caveat_says_so(
     assert r.fits and r.weights_precision == "fp8"
     assert "fp8\nas shipped" in page.text or "fp8 as shipped" in page.text
     assert "which is how its weights are sized here" in page.text
+
+
+def test_the_per_sequence_share_is_shown_to_two_decimals(sqlite_client: TestClient) -> None:
+    """A reader divides the pool by this share: 1.25 GiB rounded to "1.2" would give 89, not 85."""
+    params = {**SETUP, "tp": "8", "gpu_util": "0.92"}
+    html = unescape(sqlite_client.get("/calculator", params=params).text)
+    r = expected(tp=8, gpu_util=0.92)
+    assert r["kv_bytes_per_sequence_per_gpu"] == 5 << 28  # 10 GiB over 8 GPUs
+    assert "holds 1.25 GiB of cache per GPU" in html
