@@ -80,12 +80,14 @@ def sizing_notes(
         )
     if spec.has_sparse_indexer and req.kv_dtype != "fp8":
         notes.append(
-            f"KV cache in {req.kv_dtype}, as asked or by default. vLLM's own default can differ "
-            "for sparse-attention MLA: its CacheConfig says DeepSeek-V3.2 defaults to fp8, and "
-            "DeepseekV32ForCausalLM.verify_and_update_config (vllm/model_executor/models/"
-            "config.py) switches the cache to the 656-byte fp8_ds_mla layout, for 'auto' in the "
-            "releases that introduced V3.2 and only when fp8 is asked in later ones. The start-up "
-            'log says which: "Using custom fp8 kv-cache format for DeepSeekV3.2". Pass '
+            f"KV cache in {req.kv_dtype}, as asked or by default. vLLM's own default for "
+            "sparse-attention MLA depends on the release, the model and the GPU: vLLM 0.11 "
+            "turned 'auto' into the 656-byte fp8_ds_mla layout for DeepSeek-V3.2 "
+            "(DeepseekV32ForCausalLM.verify_and_update_config, logging \"Using custom fp8 "
+            "kv-cache format for DeepSeekV3.2\"); vLLM 0.34 keeps 'auto' in bf16 for V3.2 on "
+            "Hopper, turns it into fp8 for GLM-5 on Blackwell (GlmMoeDsaForCausalLM), and "
+            "stores an fp8 cache in the fp8_ds_mla layout on its FlashMLA sparse backend, "
+            "though its CacheConfig docstring still says V3.2 defaults to fp8. Pass "
             "kv_dtype=fp8 to size that layout."
         )
     if req.kv_dtype == "fp8" and spec.is_mla:
