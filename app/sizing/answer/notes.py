@@ -94,8 +94,11 @@ def sizing_notes(
         if spec.has_sparse_indexer:
             notes.append(
                 "fp8 on this sparse-attention MLA model uses FlashMLA's fp8_ds_mla layout, as "
-                "vLLM does: 512 fp8 latent values, one fp32 scale per 128, and the RoPE part in "
-                "bf16 (656 B per token per layer), plus the indexer's own fp8 cache."
+                "vLLM does on Hopper: 512 fp8 latent values, one fp32 scale per 128, and the RoPE "
+                "part in bf16 (656 B per token per layer), plus the indexer's own fp8 cache. On "
+                "Blackwell vLLM 0.34 prefers FlashInfer's sparse MLA backend for an fp8 cache, "
+                "which keeps the standard fp8 layout (576 B per layer) unless "
+                "--attention-backend FLASHMLA_SPARSE is set."
             )
         else:
             notes.append(
