@@ -83,7 +83,9 @@ def sglang_launch(result: dict[str, Any], model_ref: str | None, *, quantized: b
         parts.append("--quantization fp8")
     engine = result.get("engines", {}).get("sglang", {})
     if inputs["kv_budget_bytes"] is not None and engine.get("kv_capacity_tokens"):
-        parts.append(f"--max-total-tokens {engine['kv_capacity_tokens']}")
+        # SGLang's pool is per scheduler: under attention data parallelism, one per rank.
+        ranks = result["tp"] if result.get("layout", {}).get("dp_attention") else 1
+        parts.append(f"--max-total-tokens {engine['kv_capacity_tokens'] // ranks}")
     return " \\\n  ".join(parts)
 
 

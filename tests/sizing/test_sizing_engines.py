@@ -184,3 +184,21 @@ def test_sglangs_scheduler_chunks_what_its_memory_rule_reserved_for(gpu: str) ->
     _, parts = sglang_static_fraction(get_gpu(gpu), 1, mla=False)
     limits = engine_limits("sglang", get_gpu(gpu), 10**7, 4096)
     assert limits.chunk_tokens == parts["chunked_prefill_size"]
+
+
+def test_under_attention_data_parallelism_every_engine_counts_each_ranks_own_sequences() -> None:
+    """Each attention-DP rank caches its own sequences, so a replica holds ``tp`` ranks' worth:
+    the engine table and the headline count the same way (not one rank's pool as the replica's)."""
+    request = SizingRequest(
+        gpu="H200", gpus=8, tp=8, ep=8, dp_attention=True, weight_dtype="fp8", context=131072
+    )
+    r = size(load_preset("deepseek-v3"), request).to_dict()
+    per_token_gpu = r["kv_bytes_per_token_per_gpu"]
+    assert r["kv_capacity_tokens"] == r["kv_budget_bytes_per_gpu"] // per_token_gpu * 8
+    vllm = r["engines"]["vllm"]
+    assert vllm["max_concurrency"] % 8 == 0 and vllm["max_concurrency"] >= 8
+    assert vllm["max_concurrency"] == r["max_concurrency"]  # the headline uses vLLM's rule
+    for engine in ("vllm", "sglang", "trtllm"):
+        row = r["engines"][engine]
+        per_rank_tokens = row["kv_pool_bytes_per_gpu"] // per_token_gpu // row["block_tokens"]
+        assert row["kv_capacity_tokens"] == per_rank_tokens * row["block_tokens"] * 8

@@ -79,7 +79,8 @@ def size(
         usable_bytes_per_gpu=rep.usable,
         reserve_bytes_per_gpu=0 if req.kv_budget_bytes is not None else rep.reserve,
         kv_budget_bytes_per_gpu=budget,
-        kv_capacity_tokens=budget // per_token_gpu if per_token_gpu else None,
+        # Per replica: under attention data parallelism each rank caches its own sequences.
+        kv_capacity_tokens=budget // per_token_gpu * rep.ranks if per_token_gpu else None,
         sequences_per_replica=per_replica,
         max_concurrency=max_concurrency,
         max_context=max_context,
@@ -125,7 +126,10 @@ def size(
         memory_breakdown=_breakdown(req, rep),
         memory_rule=_memory_rule(req, rep),
         engines=engines_side_by_side(
-            Setup(spec, req, gpu, tp, context, layout.replicas, rep.weights_per_gpu, rep.profile)
+            Setup(
+                spec, req, gpu, tp, context, layout.replicas, rep.weights_per_gpu, rep.profile,
+                ranks=rep.ranks,
+            )
         ),
         checkpoint_index=None if index is None else _checked(spec, index),
     )

@@ -73,16 +73,18 @@ class Setup:
     replicas: int
     weights_per_gpu: int
     profile: CacheProfile  # per-GPU cache profile at this tp
+    ranks: int = 1  # ranks of the replica holding separate sequences (attention data-parallel)
 
 
 def _capacity(setup: Setup, pool: int, block: int) -> dict[str, Any]:
     """Tokens and whole sequences a pool holds, in the engine's block granularity."""
     per_token = setup.profile.per_token
     pool = max(pool, 0)
-    tokens = pool // per_token // block * block if per_token else None
+    per_rank = pool // per_token // block * block if per_token else None
+    tokens = None if per_rank is None else per_rank * setup.ranks
     rounded = -(-setup.context // block) * block
     per_seq = setup.profile.bytes_at(rounded)
-    per_replica = pool // per_seq if per_seq else 0
+    per_replica = pool // per_seq * setup.ranks if per_seq else 0
     concurrency = per_replica * setup.replicas
     return {
         "kv_pool_bytes_per_gpu": pool,
