@@ -83,7 +83,7 @@ def sizing_notes(
             f"KV cache in {req.kv_dtype}, as asked or by default. vLLM's own default for "
             "sparse-attention MLA depends on the release, the model and the GPU: vLLM 0.11 "
             "turned 'auto' into the 656-byte fp8_ds_mla layout for DeepSeek-V3.2 "
-            "(DeepseekV32ForCausalLM.verify_and_update_config, logging \"Using custom fp8 "
+            '(DeepseekV32ForCausalLM.verify_and_update_config, logging "Using custom fp8 '
             "kv-cache format for DeepSeekV3.2\"); vLLM 0.34 keeps 'auto' in bf16 for V3.2 on "
             "Hopper, turns it into fp8 for GLM-5 on Blackwell (GlmMoeDsaForCausalLM), and "
             "stores an fp8 cache in the fp8_ds_mla layout on its FlashMLA sparse backend, "

@@ -127,7 +127,14 @@ def size(
         memory_rule=_memory_rule(req, rep),
         engines=engines_side_by_side(
             Setup(
-                spec, req, gpu, tp, context, layout.replicas, rep.weights_per_gpu, rep.profile,
+                spec,
+                req,
+                gpu,
+                tp,
+                context,
+                layout.replicas,
+                rep.weights_per_gpu,
+                rep.profile,
                 ranks=rep.ranks,
             )
         ),
