@@ -110,6 +110,40 @@ def test_sglang_static_fraction_by_gpu_size():
     assert parts["chunked_prefill_size"] == 4096 and parts["cuda_graph_max_bs"] == 32
 
 
+def test_sglang_attention_data_parallel_reserves_graph_padding_per_rank():
+    # reserve_for_graph_mb under DP attention: max_bs × attn_dp × 3, and × 1.5 more past a
+    # max_bs of 300. DeepSeek-V3 on an H200 at TP8 with eight attention-DP ranks: 512 decode
+    # graphs per rank → 1,024 + 12,288 + 6,144 on top of the floor, activations, slack and MLA's
+    # prefill graphs: 34,816 MiB reserved, mem_fraction_static 0.758 (0.886 without DP).
+    plain, _ = sglang_static_fraction(get_gpu("H200"), 8, mla=True)
+    fraction, parts = sglang_static_fraction(get_gpu("H200"), 8, mla=True, attn_dp=8)
+    assert plain == 0.886
+    assert parts["reserved_mib"] == 512 + 12_288 + 1024 + 1024 + 12_288 + 6_144 + 1536 == 34_816
+    assert fraction == round((143_771 - 34_816) / 143_771, 3) == 0.758
+    # At or below 300 graphs per rank only the × 3 applies (an A100 40GB at tp 4: 160).
+    _, parts = sglang_static_fraction(get_gpu("A100-40GB"), 4, mla=False, attn_dp=4)
+    max_bs = parts["cuda_graph_max_bs"]
+    assert max_bs <= 300
+    assert (
+        parts["reserved_parts_mib"]["DP-attention graphs (max_bs × attn_dp × 3, × 4.5 past 300)"]
+        == max_bs * 4 * 3
+    )
+
+
+def test_sglang_pool_under_dp_attention_uses_the_dp_fraction():
+    # The engine table and an SGLang-rule sizing both take the DP-attention fraction.
+    req = SizingRequest(
+        gpu="H200", gpus=8, tp=8, ep=8, dp_attention=True, context=32768, engine="sglang"
+    )
+    result = size(load_preset("deepseek-v3"), req)
+    sglang = result.engines["sglang"]
+    assert sglang["settings"]["mem_fraction_static"] == 0.758
+    gpu = get_gpu("H200")
+    free_share = gpu.memory_bytes - math.floor(gpu.memory_bytes * (1 - 0.758))
+    assert sglang["kv_pool_bytes_per_gpu"] == free_share - result.weights_bytes_per_gpu
+    assert result.kv_budget_bytes_per_gpu == sglang["kv_pool_bytes_per_gpu"]
+
+
 def test_sglang_pool_is_free_memory_times_the_fraction_less_weights(llama70b):
     _, result = llama70b
     sglang = result.engines["sglang"]

@@ -116,7 +116,8 @@ def engine_pool(
     w = weights_per_gpu
     given = req.reserve_bytes is not None
     if engine == "sglang":
-        fraction, _ = sglang_static_fraction(gpu, tp, spec.is_mla)
+        attn_dp = tp if req.dp_attention else 1
+        fraction, _ = sglang_static_fraction(gpu, tp, spec.is_mla, attn_dp)
         reserve = req.reserve_bytes if given else math.floor(total * (1 - fraction))
         return Pool(engine, total, reserve, total - w - reserve, total, w, fraction, given)
     if engine == "trtllm":
@@ -129,19 +130,26 @@ def engine_pool(
     return Pool("vllm", usable, reserve, usable - w - reserve, total, w, req.gpu_util, given)
 
 
-def sglang_static_fraction(gpu: GPU, tp: int, mla: bool) -> tuple[float, dict[str, Any]]:
+def sglang_static_fraction(
+    gpu: GPU, tp: int, mla: bool, attn_dp: int = 1
+) -> tuple[float, dict[str, Any]]:
     """``mem_fraction_static`` as ``handle_gpu_memory_settings`` picks it for a text model on
-    one node (no speculative decoding, no DP attention, pp 1), with its inputs."""
+    one node (no speculative decoding, pp 1, the default all-to-all backend), with its inputs.
+    ``attn_dp``: the attention data-parallel size (``--attn-dp-size``, or ``--dp-size`` with
+    ``--enable-dp-attention``); each rank's decode graphs gather the whole group's tokens."""
     gpu_mem = gpu.nvidia_smi_bytes / MIB  # get_nvgpu_memory_capacity: nvidia-smi, MiB
     defaults = sglang_memory_defaults(gpu, tp)
     chunked, max_bs = defaults.chunked_prefill_size, defaults.cuda_graph_max_bs
     activation = max(chunked, 2048) * 1.5
     graphs = max_bs * 2.0
+    dp_graphs = 0.0
+    if attn_dp > 1:  # reserve_for_graph_mb: DP attention's padding, more past 300 per rank
+        dp_graphs = max_bs * attn_dp * (3.0 + (1.5 if max_bs > 300 else 0.0))
     prefill_graphs = 0.0
     if gpu.vendor == "NVIDIA":  # default_prefill_backend: breakable graphs on CUDA only
         # reserve_for_graph_mb: MLA's prefill graphs take 1.5 GiB, others 8 MiB a size.
         prefill_graphs = 1.5 * 1024 if mla else len(sglang_prefill_graph_sizes(chunked)) * 8.0
-    reserved = 512 + activation + tp / 8 * 1024 + graphs + prefill_graphs
+    reserved = 512 + activation + tp / 8 * 1024 + graphs + dp_graphs + prefill_graphs
     if gpu_mem > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     fraction = round((gpu_mem - reserved) / gpu_mem, 3)
@@ -155,6 +163,7 @@ def sglang_static_fraction(gpu: GPU, tp: int, mla: bool) -> tuple[float, dict[st
             "activations (chunked_prefill_size × 1.5)": activation,
             "parallel slack (tp / 8 × 1024)": tp / 8 * 1024,
             "decode graphs (max_bs × 2)": graphs,
+            "DP-attention graphs (max_bs × attn_dp × 3, × 4.5 past 300)": dp_graphs,
             "prefill graphs": prefill_graphs,
         },
     }

@@ -189,7 +189,7 @@ def sglang_memory(setup: Setup) -> dict[str, Any]:
     )
     if setup.req.kv_budget_bytes is not None:
         return _explicit_budget(setup, "sglang", "--max-total-tokens", source)
-    fraction, settings = sglang_static_fraction(setup.gpu, setup.tp, setup.spec.is_mla)
+    fraction, settings = sglang_static_fraction(setup.gpu, setup.tp, setup.spec.is_mla, setup.ranks)
     before_load = setup.gpu.memory_bytes  # free before loading; the CUDA context is not modelled
     slack = math.floor(before_load * (1 - fraction))
     pool = before_load - setup.weights_per_gpu - slack
