@@ -166,7 +166,8 @@ class Replica:
         self._estimate = (spec, gpu, tp)
         # The pool under the chosen engine's start-up rule (engine_pool.py): vLLM's unless
         # SGLang or TensorRT-LLM is asked; its reserve is the engine's estimate unless given.
-        self.pool = engine_pool(spec, req, gpu, tp, self.weights_per_gpu)
+        self.ranks = tp if self.dp_attention else 1  # ranks holding separate sequences
+        self.pool = engine_pool(spec, req, gpu, tp, self.weights_per_gpu, self.ranks)
         self.usable, self.reserve = self.pool.usable, self.pool.reserve
         if req.kv_budget_bytes is not None:
             self.usable = usable_bytes(gpu, req.gpu_util)
@@ -179,7 +180,6 @@ class Replica:
         whole = profile(spec, kv_dtype_bytes(req.kv_dtype), rank_tp)
         self.profile: CacheProfile = stage_share(whole, spec.num_layers, self.pp)
         self.step_cache = whole  # one rank's cache over every layer: what a full pass reads
-        self.ranks = tp if self.dp_attention else 1  # ranks holding separate sequences
 
     @property
     def overhead(self) -> Overhead:

@@ -109,15 +109,21 @@ def share_of(total: int, util: float) -> int:
 
 
 def engine_pool(
-    spec: ModelSpec, req: SizingRequest, gpu: GPU, tp: int, weights_per_gpu: int
+    spec: ModelSpec,
+    req: SizingRequest,
+    gpu: GPU,
+    tp: int,
+    weights_per_gpu: int,
+    ranks: int = 1,
 ) -> Pool:
+    """One GPU's pool under the chosen engine's start-up rule; ``ranks``: the attention
+    data-parallel ranks of the group (SGLang reserves more for their decode graphs)."""
     engine = memory_engine(req)
     total = gpu.memory_bytes
     w = weights_per_gpu
     given = req.reserve_bytes is not None
     if engine == "sglang":
-        attn_dp = tp if req.dp_attention else 1
-        fraction, _ = sglang_static_fraction(gpu, tp, spec.is_mla, attn_dp)
+        fraction, _ = sglang_static_fraction(gpu, tp, spec.is_mla, ranks)
         reserve = req.reserve_bytes if given else math.floor(total * (1 - fraction))
         return Pool(engine, total, reserve, total - w - reserve, total, w, fraction, given)
     if engine == "trtllm":
