@@ -85,7 +85,7 @@ def test_the_commands_say_the_planned_shape() -> None:
 
 def test_attention_data_parallel_in_each_engines_words() -> None:
     for engine, words in (
-        ("sglang", "--enable-dp-attention"),
+        ("sglang", "--attn-dp-size"),
         ("vllm", "--enable-expert-parallel"),
         ("trtllm", "enable_attention_dp: true"),
     ):

@@ -8,8 +8,9 @@ read from the parsers by tools/engines/read_flags.py; tests hold each command to
   with ``--enable-expert-parallel``, vLLM's DP+EP layout), ``--max-num-seqs`` (the batch cap),
   ``--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'`` on both pools
   of a split deployment (vllm/distributed/kv_transfer/kv_connector/factory.py).
-- SGLang (``python -m sglang.launch_server``): ``--tp-size``, ``--pp-size``, ``--dp-size`` (with
-  ``--enable-dp-attention``, the attention-DP degree), ``--ep-size``, ``--max-running-requests``,
+- SGLang (``python -m sglang.launch_server``): ``--tp-size``, ``--pp-size``, ``--attn-dp-size``
+  (the attention-DP degree; 0.5.23 deprecates ``--dp-size N --enable-dp-attention``, which it
+  rewrites to it), ``--dp-size`` (replicas behind one router), ``--ep-size``, ``--max-running-requests``,
   ``--disaggregation-mode prefill|decode`` with ``--disaggregation-transfer-backend``.
 - TensorRT-LLM (``trtllm-serve``, PyTorch backend): ``--tp_size``, ``--pp_size``, ``--ep_size``,
   ``--max_batch_size``; ``enable_attention_dp``, the KV dtype and ``cache_transceiver_config`` go
@@ -95,7 +96,7 @@ def sglang_pool(pool: PoolOutcome, plan: PlanRequest, model: str, role: str | No
     if c.pp > 1:
         parts.append(f"--pp-size {c.pp}")
     if c.dp_attention:
-        parts += [f"--dp-size {c.tp}", "--enable-dp-attention"]
+        parts.append(f"--attn-dp-size {c.tp}")
     elif pool.replicas > 1 and _servers(pool) == 1:
         parts.append(f"--dp-size {pool.replicas}")
     if c.ep > 1:

@@ -6,7 +6,7 @@
 - **Pipeline parallel**: only when no group of one domain holds the model, across domains, the
   fewest stages that hold it and one more (vLLM's guide: TP inside a node, PP across nodes).
 - **MoE**: experts split across the group (vLLM without --enable-expert-parallel), sharded over it
-  (EP = TP), and attention data-parallel with EP (SGLang --enable-dp-attention, TensorRT-LLM
+  (EP = TP), and attention data-parallel with EP (SGLang --attn-dp-size, TensorRT-LLM
   enable_attention_dp, vLLM data parallel with --enable-expert-parallel).
 - **Weights** as the checkpoint ships them; with ``allow_lower_precision``, fp8 and fp4 where
   the GPU has tensor cores for them and they are narrower than what ships.
