@@ -244,16 +244,16 @@ _CATALOGUE = (
         "MI300X",
         "AMD Instinct MI300X",
         "AMD",
-        205_822_885_888,
+        206_141_652_992,
         "192 GB HBM3",
         5_300_000_000_000,
         1307.0,
         2615.0,
-        "estimate: rocm-smi's VRAM total (205,822,885,888 B, 191.69 GiB), taken as the total "
-        "hipMemGetInfo reports to PyTorch; no out-of-memory message or engine log was found",
-        205_822_885_888,
-        "205,822,885,888 B: rocm-smi --showmeminfo vram output posted in public repositories",
-        memory_is_estimate=True,
+        "PyTorch out-of-memory messages on bare-metal MI300X ('total capacity of 191.98 GiB'), "
+        "rocm-smi's VRAM total to the byte; an SR-IOV virtual function (MI300X VF, some clouds) "
+        "shows 205,822,885,888 B",
+        206_141_652_992,
+        "206,141,652,992 B: rocm-smi --showmeminfo vram output posted in public repositories",
     ),
     GPU(
         "MI325X",

@@ -33,13 +33,19 @@ LOW_PRECISION_SHARE = 0.85
 # (0.78; measurements of 2026-11-30); on a part whose sustained share is measured, the profile's
 # share scales by that part's share over the H200's. AMD's "Measuring Max-Achievable FLOPs, Part
 # 2" (ROCm blogs, 2025; hipBLASLt-bench, M = 4096, K = 32,896): MI300X bf16 708 TFLOP/s of 1,307
-# at a 1,207 MHz median clock (0.54; fp8 1,273 of 2,615), MI325X bf16 843 of 1,307 (0.645; fp8
-# 1,519 of 2,615). Parts without a measurement take the H200's share (no change).
+# at a 1,207 MHz median clock (0.54; fp8 1,273 of 2,615 at 1,230 MHz), MI325X bf16 843 of 1,307
+# (0.645; fp8 1,519 of 2,615). Parts without a measurement take the H200's share (no change).
 REFERENCE_SUSTAINED_SHARE = 773 / 989
 SUSTAINED_MATRIX_SHARE: dict[str, float] = {
     "H200": REFERENCE_SUSTAINED_SHARE,
     "MI300X": 708 / 1307,
     "MI325X": 843 / 1307,
+}
+# The same blog's fp8 products, where a part's fp8 share of its own peak is measured: there fp8
+# runs at that share over the part's bf16 share instead of the H200's LOW_PRECISION_SHARE.
+SUSTAINED_FP8_SHARE: dict[str, float] = {
+    "MI300X": 1273 / 2615,
+    "MI325X": 1519 / 2615,
 }
 
 # TensorRT-LLM runs MLA's context (prefill) attention in FP8 whenever the KV cache is FP8 on
@@ -82,6 +88,14 @@ def sustained_factor(gpu: GPU) -> float:
     return SUSTAINED_MATRIX_SHARE.get(gpu.id, REFERENCE_SUSTAINED_SHARE) / REFERENCE_SUSTAINED_SHARE
 
 
+def fp8_share(gpu: GPU) -> float:
+    """An fp8 product's share of the fp8 peak relative to bf16's share of the bf16 peak."""
+    measured = SUSTAINED_FP8_SHARE.get(gpu.id)
+    if measured is None:
+        return LOW_PRECISION_SHARE
+    return measured / SUSTAINED_MATRIX_SHARE[gpu.id]
+
+
 def matmul_rate(gpu: GPU, precision: str) -> MatmulRate | None:
     """How the linear layers of a model whose weights are in ``precision`` multiply on ``gpu``;
     None when the GPU has no sourced bf16 rate."""
@@ -93,7 +107,7 @@ def matmul_rate(gpu: GPU, precision: str) -> MatmulRate | None:
         return MatmulRate(bf16, 1.0, f"{p} tensor cores")
     if p == "fp8":
         if gpu.dense_fp8_tflops:
-            return MatmulRate(gpu.dense_fp8_tflops, LOW_PRECISION_SHARE, "fp8 tensor cores (W8A8)")
+            return MatmulRate(gpu.dense_fp8_tflops, fp8_share(gpu), "fp8 tensor cores (W8A8)")
         return _weight_only(bf16, "fp8", "no fp8 tensor cores on this GPU")
     if p in FP4_FAMILIES:
         if gpu.dense_fp4_tflops:
