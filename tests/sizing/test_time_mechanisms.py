@@ -26,6 +26,7 @@ from app.sizing.time.precision_rates import (
     prefill_attention_tflops,
     sustained_factor,
 )
+from app.sizing.time.serving import links
 from app.sizing.time.workload import Workload, solve
 
 
@@ -255,3 +256,18 @@ def test_fp8_on_a_part_with_a_measured_fp8_gemm_keeps_the_measured_ratio_to_the_
     assert ratio == pytest.approx(1273 / 1317, rel=0.01)
     bf16 = _sustained_tflops("MI300X", "bf16") / _sustained_tflops("H200", "bf16")
     assert bf16 == pytest.approx(708 / 773, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "allreduce_gbps", "group_gbps"),
+    [("MI300X", 448 * 0.75, 448 * 0.75), ("H200", 470, 450 * VLLM.interconnect)],
+)
+def test_collectives_never_beat_the_links_usable_share(gpu_id, allreduce_gbps, group_gbps):
+    # AMD: xGMI links are rated 64 GB/s but about 48 are usable, below the profiles' ring share;
+    # NVSwitch's in-switch all-reduce keeps its measured bus bandwidth.
+    spec = load_preset("llama-3.1-70b")
+    req = SizingRequest(gpu=gpu_id, gpus=8, tp=8)
+    gpu, layout, _ = resolve_layout(spec, req)
+    link, _, _ = links(gpu, layout, VLLM, None)
+    assert link.allreduce / 1e9 == pytest.approx(allreduce_gbps)
+    assert link.group / 1e9 == pytest.approx(group_gbps)

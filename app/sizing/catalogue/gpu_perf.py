@@ -27,8 +27,15 @@ class Interconnect:
     # GB/s against 450 GB/s per direction (Alaya NeW, "NCCL-tests in practice", 2026; the same
     # table's 8× A100 NVLink 3, 230–250 of 300, is the ring share 0.8 the profiles assume).
     allreduce_share: float | None = None
+    # The share of the datasheet link that is usable at all, where the vendor says it is less
+    # than the link's rating: no collective on it runs faster than this share.
+    usable_share: float | None = None
 
 
+# xGMI links are rated at 64 GB/s each, but CRC and protocol overhead leave about 48 usable, 75%
+# (AMD ROCm blogs, "Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X",
+# March 2025), below the ring share the engine profiles assume.
+_XGMI_USABLE = 48 / 64
 NVLS_BUSBW_SHARE = 470 / 450  # 8× H100 SXM5 all_reduce_perf busbw 460–480 GB/s at large sizes
 _NVLINK4 = Interconnect(
     "NVLink 4 (NVSwitch)",
@@ -78,11 +85,13 @@ INTERCONNECTS: dict[str, Interconnect] = {
         "Infinity Fabric",
         448_000_000_000,
         "AMD Instinct MI300X datasheet: 896 GB/s peak Infinity Fabric per GPU, bidirectional",
+        usable_share=_XGMI_USABLE,
     ),
     "MI325X": Interconnect(
         "Infinity Fabric",
         448_000_000_000,
         "AMD Instinct MI325X datasheet: 896 GB/s peak Infinity Fabric per GPU, bidirectional",
+        usable_share=_XGMI_USABLE,
     ),
     "MI355X": Interconnect(
         "Infinity Fabric",

@@ -43,10 +43,17 @@ def links(
     eff = profile.interconnect
     # A large all-reduce on NVSwitch with NVLink SHARP reaches its measured bus bandwidth.
     reduce_share = (group.allreduce_share if group is up else None) or eff
+    group_share, stage_share = eff, eff
+    if up is not None and up.usable_share is not None:  # no collective beats the usable link
+        if group is up:
+            group_share = min(eff, up.usable_share)
+            reduce_share = min(reduce_share, up.usable_share)
+        if stage is up:
+            stage_share = min(eff, up.usable_share)
     return (
         Links(
-            group.bytes_per_s_per_direction * eff,
-            stage.bytes_per_s_per_direction * eff,
+            group.bytes_per_s_per_direction * group_share,
+            stage.bytes_per_s_per_direction * stage_share,
             group.bytes_per_s_per_direction * reduce_share,
         ),
         group.name,
