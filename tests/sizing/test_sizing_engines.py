@@ -236,3 +236,18 @@ def test_under_attention_data_parallelism_every_engine_counts_each_ranks_own_seq
         row = r["engines"][engine]
         per_rank_tokens = row["kv_pool_bytes_per_gpu"] // per_token_gpu // row["block_tokens"]
         assert row["kv_capacity_tokens"] == per_rank_tokens * row["block_tokens"] * 8
+
+
+def test_dp_attention_replicates_attention_and_the_input_embedding():
+    # Under attention DP the attention weights and the bf16 input embedding sit whole on every
+    # rank (SGLang shards the embedding only over the attention-TP group, one rank here); the
+    # rest, experts and output head included, is split over the group.
+    spec = load_preset("deepseek-v3")
+    req = SizingRequest(gpu="H200", gpus=8, tp=8, ep=8, dp_attention=True, weight_dtype="fp8")
+    result = size(spec, req)
+    p = spec.params
+    weights = result.weights_bytes
+    replicated = weights * p.attention // p.total + 2 * p.embedding
+    assert result.weights_bytes_per_gpu == replicated + -(-(weights - replicated) // 8)
+    tp_only = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8, weight_dtype="fp8"))
+    assert result.weights_bytes_per_gpu - tp_only.weights_bytes_per_gpu > 2 * p.embedding * 7 // 8

@@ -156,9 +156,14 @@ class Replica:
         self.plan = weight_plan(spec, req.weight_dtype)
         self.weights = self.plan.bytes
         shards = tp * self.pp
-        if self.dp_attention:  # attention weights replicated on every rank of the group
+        if self.dp_attention:
+            # Replicated on every rank of the group: the attention weights, and the bf16 input
+            # embedding, which SGLang shards only across the attention-TP group (one rank when
+            # attention is data-parallel over the whole group: vocab_parallel_embedding.py
+            # get_embedding_tp_kwargs) and vLLM's data-parallel ranks each hold whole.
             attention = self.weights * spec.params.attention // max(1, spec.params.total)
-            per_stage = attention + -(-(self.weights - attention) // tp)
+            replicated = min(self.weights, attention + 2 * spec.params.embedding)
+            per_stage = replicated + -(-(self.weights - replicated) // tp)
             self.weights_per_gpu = -(-per_stage // self.pp)
         else:
             self.weights_per_gpu = -(-self.weights // shards)
