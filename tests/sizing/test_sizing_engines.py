@@ -251,3 +251,34 @@ def test_dp_attention_replicates_attention_and_the_input_embedding():
     assert result.weights_bytes_per_gpu == replicated + -(-(weights - replicated) // 8)
     tp_only = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8, weight_dtype="fp8"))
     assert result.weights_bytes_per_gpu - tp_only.weights_bytes_per_gpu > 2 * p.embedding * 7 // 8
+
+
+def test_speculative_decoding_loads_the_models_mtp_module_beside_it():
+    # vLLM loads DeepSeek-V3's MTP layer only when speculative decoding is on, and caches one
+    # more latent layer for it; the capacity falls accordingly.
+    spec = load_preset("deepseek-v3")
+    base = dict(gpu="H200", gpus=8, tp=8, weight_dtype="fp8", context=32768)
+    plain = size(spec, SizingRequest(**base))
+    mtp = size(spec, SizingRequest(**base, spec_tokens=1, spec_acceptance=0.8))
+    p = spec.params
+    draft = -(-(plain.weights_bytes * p.mtp // p.total) // 8)
+    assert mtp.weights_bytes_per_gpu - plain.weights_bytes_per_gpu == draft
+    assert mtp.kv_bytes_per_token_per_gpu - plain.kv_bytes_per_token_per_gpu == 576 * 2
+    assert mtp.max_concurrency < plain.max_concurrency
+    assert any("MTP module" in n for n in mtp.notes)
+
+
+def test_speculative_decoding_without_mtp_modules_counts_a_one_layer_head():
+    spec = load_preset("llama-3.1-70b")
+    base = dict(gpu="H200", gpus=8, tp=8, context=32768)
+    plain = size(spec, SizingRequest(**base))
+    spec_req = SizingRequest(**base, spec_tokens=3, spec_acceptance=0.7)
+    eagle = size(spec, spec_req)
+    p = spec.params
+    layer = (p.total - p.embedding - p.lm_head) // spec.num_layers
+    assert eagle.weights_bytes_per_gpu - plain.weights_bytes_per_gpu == -(
+        -(plain.weights_bytes * layer // p.total) // 8
+    )
+    # one layer of 8 KV heads over tp 8: one head of 128 values for K and V in bf16
+    assert eagle.kv_bytes_per_token_per_gpu - plain.kv_bytes_per_token_per_gpu == 2 * 128 * 2
+    assert any("EAGLE-style head" in n for n in eagle.notes)

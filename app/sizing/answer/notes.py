@@ -118,6 +118,14 @@ def sizing_notes(
     if spec.is_mla and tp > 1:
         notes.append("The MLA latent is replicated on every TP rank: per-GPU KV does not shrink.")
     notes += _layout_notes(req, layout)
+    if rep.draft is not None:
+        d = rep.draft
+        notes.append(
+            f"Speculative decoding: the drafter, {d.what}, is counted beside the target: "
+            f"{fmt_bytes(d.weight_bytes_per_gpu(tp))} of weights per GPU (in the per-GPU weights "
+            f"above) and {d.layers} more cached layer{'s' if d.layers != 1 else ''}, "
+            f"{d.token_bytes:,} bytes per token per GPU."
+        )
     if gpu.memory_is_estimate:
         notes.append(f"{gpu.id} memory is an estimate: {gpu.memory_source}.")
     if req.kv_budget_bytes is None:

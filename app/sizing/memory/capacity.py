@@ -20,6 +20,7 @@ from ..model.precision import shipped_weight_bytes
 from ..model.spec import ModelSpec
 from ..spec_memo import spec_memo
 from ..units import fmt_bytes
+from .draft import draft_of
 from .engine_pool import engine_pool, share_of
 from .kv import CacheProfile, profile
 from .overhead import Overhead, trtllm_overhead, vllm_overhead
@@ -169,6 +170,12 @@ class Replica:
             self.weights_per_gpu = -(-self.weights // shards)
         self.spec = spec
         self._estimate = (spec, gpu, tp)
+        rank_tp = 1 if self.dp_attention else tp
+        kv_bytes = kv_dtype_bytes(req.kv_dtype)
+        # Speculative decoding's drafter sits beside the target (draft.py).
+        self.draft = draft_of(spec, req, self.weights, kv_bytes, rank_tp)
+        if self.draft is not None:
+            self.weights_per_gpu += self.draft.weight_bytes_per_gpu(tp)
         # The pool under the chosen engine's start-up rule (engine_pool.py): vLLM's unless
         # SGLang or TensorRT-LLM is asked; its reserve is the engine's estimate unless given.
         self.ranks = tp if self.dp_attention else 1  # ranks holding separate sequences
@@ -181,10 +188,12 @@ class Replica:
         else:
             self.budget = self.pool.budget
             self.fits_weights = self.budget > 0
-        rank_tp = 1 if self.dp_attention else tp
-        whole = profile(spec, kv_dtype_bytes(req.kv_dtype), rank_tp)
-        self.profile: CacheProfile = stage_share(whole, spec.num_layers, self.pp)
-        self.step_cache = whole  # one rank's cache over every layer: what a full pass reads
+        whole = profile(spec, kv_bytes, rank_tp)
+        staged = stage_share(whole, spec.num_layers, self.pp)
+        if self.draft is not None:  # its layers sit with the last stage; the drafter reads them
+            staged = with_draft(staged, self.draft.token_bytes)
+        self.profile: CacheProfile = staged
+        self.step_cache = whole  # one rank's cache over the target's layers: what a pass reads
 
     @property
     def overhead(self) -> Overhead:
@@ -200,6 +209,11 @@ class Replica:
         if not self.fits_weights or self.budget <= 0:
             return 0
         return self.budget // per_seq * self.ranks if per_seq else MAX_SEQUENCES
+
+
+def with_draft(cache: CacheProfile, token_bytes: int) -> CacheProfile:
+    """The cache with the drafter's full-attention layers added."""
+    return CacheProfile(cache.full + token_bytes, cache.windowed, cache.constant)
 
 
 def stage_share(whole: CacheProfile, layers: int, pp: int) -> CacheProfile:

@@ -21,6 +21,7 @@ from ..errors import ConfigError
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
 from .capacity import weight_plan
+from .mtp import mtp_bytes
 
 MAX_TOTAL_SIZE = 1 << 50  # a PiB of weights is far beyond any checkpoint
 MAX_WEIGHT_MAP = 500_000  # tensor names; DeepSeek-V3 lists about 92,000
@@ -93,29 +94,6 @@ class _Candidate:
     evidence: bool | None  # True/False when the weight_map says; None without one
 
 
-def _mtp_bytes(spec: ModelSpec) -> tuple[int, int]:
-    """(bytes of the MTP modules as shipped, number of modules): each a copy of the last
-    decoder layer in the checkpoint's precision, plus its bf16 projection and norms."""
-    mtp = spec.params.mtp
-    if not mtp:
-        return 0, 0
-    quant = spec.quant
-    prefix = f"model.layers.{spec.num_layers - 1}."
-    last = [lin for lin in spec.linears if lin.name.startswith(prefix)]
-    matrices = sum(lin.params for lin in last)
-    stored = 0
-    for lin in last:
-        scheme = quant.scheme_for(lin) if quant is not None else None
-        stored += (
-            BF16 * lin.params
-            if scheme is None
-            else lin.count * scheme.matrix_bytes(lin.rows, lin.cols)
-        )
-    h = spec.hidden_size
-    modules = max(1, round(mtp / (matrices + 2 * h * h + 3 * h))) if matrices else 1
-    return modules * stored + BF16 * (mtp - modules * matrices), modules
-
-
 def _is_mtp(name: str, layers: int) -> bool:
     return f"layers.{layers}." in name or name.startswith("mtp.") or ".mtp." in name
 
@@ -130,7 +108,7 @@ def _candidates(spec: ModelSpec, names: frozenset[str] | None) -> list[_Candidat
 
     out = []
     h, v = spec.hidden_size, spec.vocab_size
-    mtp, modules = _mtp_bytes(spec)
+    mtp, modules = mtp_bytes(spec)
     if mtp:
         out.append(
             _Candidate(
