@@ -170,6 +170,7 @@ class Replica:
             self.weights_per_gpu = -(-self.weights // shards)
         self.spec = spec
         self._estimate = (spec, gpu, tp)
+        self._batch_limits = (req.max_batch, req.max_num_tokens)  # vLLM's, when a launch sets them
         rank_tp = 1 if self.dp_attention else tp
         kv_bytes = kv_dtype_bytes(req.kv_dtype)
         # Speculative decoding's drafter sits beside the target (draft.py).
@@ -201,7 +202,7 @@ class Replica:
         when its rule sizes the pool, else vLLM's (SGLang's reserve is a share of the total)."""
         if self.pool.engine == "trtllm":
             return trtllm_overhead(*self._estimate)
-        return vllm_overhead(*self._estimate)
+        return vllm_overhead(*self._estimate, *self._batch_limits)
 
     def sequences(self, context: int) -> int:
         """Whole sequences of ``context`` tokens one replica holds."""

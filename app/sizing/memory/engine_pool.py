@@ -132,7 +132,11 @@ def engine_pool(
         usable = w + reserve + budget if budget > 0 else total
         return Pool(engine, usable, reserve, budget, total, w, TRTLLM_FRACTION, given)
     usable = share_of(total, req.gpu_util)
-    reserve = req.reserve_bytes if given else vllm_reserve(spec, gpu, tp)
+    reserve = (
+        req.reserve_bytes
+        if given
+        else vllm_reserve(spec, gpu, tp, req.max_batch, req.max_num_tokens)
+    )
     return Pool("vllm", usable, reserve, usable - w - reserve, total, w, req.gpu_util, given)
 
 

@@ -117,7 +117,8 @@ def vllm_memory(setup: Setup) -> dict[str, Any]:
         return _explicit_budget(setup, "vllm", "--kv-cache-memory-bytes", source)
     util = setup.req.gpu_util
     requested = math.ceil(setup.gpu.memory_bytes * util)
-    overhead = vllm_overhead(setup.spec, setup.gpu, setup.tp)
+    req = setup.req
+    overhead = vllm_overhead(setup.spec, setup.gpu, setup.tp, req.max_batch, req.max_num_tokens)
     pool = requested - setup.weights_per_gpu - overhead.total
     return {
         **_capacity(setup, pool, VLLM_BLOCK),

@@ -101,14 +101,16 @@ class VllmLimits:
     capture_sizes: tuple[int, ...]
 
 
-@lru_cache(maxsize=64)
-def vllm_limits(gpu: GPU) -> VllmLimits:
-    """The OpenAI server's batch defaults (``catalogue.engines.vllm_batch_defaults``) and its
-    capture sizes ``[1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16)`` with
+@lru_cache(maxsize=256)
+def vllm_limits(gpu: GPU, seqs: int | None = None, tokens: int | None = None) -> VllmLimits:
+    """The OpenAI server's batch defaults (``catalogue.engines.vllm_batch_defaults``), or the
+    ``max_num_seqs`` / ``max_num_batched_tokens`` a launch sets, and its capture sizes
+    ``[1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16)`` with
     max = min(2 × max_num_seqs, 512, or 1,024 on data-centre Blackwell, max_num_batched_tokens)
     (``VllmConfig._set_cudagraph_sizes``, vllm/config/vllm.py)."""
     defaults = vllm_batch_defaults(gpu)
-    tokens, seqs = defaults.max_num_batched_tokens, defaults.max_num_seqs
+    tokens = tokens or defaults.max_num_batched_tokens
+    seqs = seqs or defaults.max_num_seqs
     ceiling = 1024 if gpu.id in ("B200", "B300") else 512
     largest = min(2 * seqs, ceiling, tokens)
     sizes = [s for s in [1, 2, 4, *range(8, 256, 8), *range(256, largest + 1, 16)] if s <= largest]
@@ -197,9 +199,11 @@ def cuda_graphs(spec: ModelSpec, tp: int, sizes: tuple[int, ...], source: str) -
 
 
 @spec_memo
-def vllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
+def vllm_reserve(
+    spec: ModelSpec, gpu: GPU, tp: int, seqs: int | None = None, tokens: int | None = None
+) -> int:
     """The total of ``vllm_overhead`` without building its text (capacity asks it per tp)."""
-    limits = vllm_limits(gpu)
+    limits = vllm_limits(gpu, seqs, tokens)
     largest, boundary = working_set(spec, tp)
     rows = min(limits.max_num_batched_tokens, limits.max_num_seqs)
     forward = limits.max_num_batched_tokens * BF16 * largest
@@ -208,9 +212,12 @@ def vllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
 
 
 @spec_memo
-def vllm_overhead(spec: ModelSpec, gpu: GPU, tp: int) -> Overhead:
-    """vLLM's non-KV memory per GPU beyond weights, as its profile run and capture take it."""
-    limits = vllm_limits(gpu)
+def vllm_overhead(
+    spec: ModelSpec, gpu: GPU, tp: int, seqs: int | None = None, tokens: int | None = None
+) -> Overhead:
+    """vLLM's non-KV memory per GPU beyond weights, as its profile run and capture take it,
+    at the server's batch defaults or the ``max_num_seqs`` / ``max_num_batched_tokens`` given."""
+    limits = vllm_limits(gpu, seqs, tokens)
     rows = min(limits.max_num_batched_tokens, limits.max_num_seqs)
     profile = (
         f"{VLLM_SOURCE}: vllm/v1/worker/gpu/model_runner.py GPUModelRunner.profile_run "
