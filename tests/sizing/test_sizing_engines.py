@@ -282,3 +282,18 @@ def test_speculative_decoding_without_mtp_modules_counts_a_one_layer_head():
     # one layer of 8 KV heads over tp 8: one head of 128 values for K and V in bf16
     assert eagle.kv_bytes_per_token_per_gpu - plain.kv_bytes_per_token_per_gpu == 2 * 128 * 2
     assert any("EAGLE-style head" in n for n in eagle.notes)
+
+
+def test_vllm_reserve_follows_a_launchs_max_num_seqs():
+    # vLLM's profile run samples max_num_seqs rows and captures graphs up to 2 × max_num_seqs
+    # (capped at 512): a smaller max_num_seqs shrinks the reserve for a large-vocabulary model.
+    spec = load_preset("qwen3-32b")
+    default = size(spec, SizingRequest(gpu="H100-SXM"))
+    small = size(spec, SizingRequest(gpu="H100-SXM", max_batch=128))
+    assert small.reserve_bytes_per_gpu < default.reserve_bytes_per_gpu
+    assert small.kv_budget_bytes_per_gpu - default.kv_budget_bytes_per_gpu == (
+        default.reserve_bytes_per_gpu - small.reserve_bytes_per_gpu
+    )
+    vllm = small.engines["vllm"]["settings"]
+    assert vllm["max_num_seqs"] == 128
+    assert vllm["largest_capture_size"] == 256
