@@ -98,7 +98,9 @@ class TimeEstimate(BaseModel):
     decode_step_ms: float | None = Field(description="One decode step, milliseconds.")
     tpot_ms: float | None = Field(description="Time per output token of each sequence, ms.")
     tokens_per_s: float | None = Field(description="Output tokens per second, one replica.")
-    tokens_per_s_total: float | None = Field(description="Output tokens per second, all replicas.")
+    tokens_per_s_total: float | None = Field(
+        description="Output tokens per second, all replicas: the streams running (concurrency, at most what fits), each at the worst replica's pace."
+    )
     ttft_ms: float | None = Field(
         description="Time to first token for `prompt_tokens` with an empty queue, ms; also the "
         "stall one unchunked prompt of that length causes every decoding stream."

@@ -265,3 +265,13 @@ def test_an_fp4_kv_cache_needs_blackwell(gpu):
     with pytest.raises(SizingError) as err:
         size(load_preset("llama-3.1-8b"), SizingRequest(gpu=gpu, kv_dtype="fp4", context=4096))
     assert err.value.field == "kv_dtype" and "Blackwell" in err.value.message
+
+
+def test_total_throughput_counts_only_the_streams_running():
+    # One stream on two replicas runs in one of them: the total is that stream's rate, not two.
+    spec = load_preset("llama-3.1-8b")
+    one = size(spec, SizingRequest(gpu="H100-SXM", gpus=2, tp=1, concurrency=1)).time
+    assert one["tokens_per_s_total"] == one["tokens_per_s"]
+    three = size(spec, SizingRequest(gpu="H100-SXM", gpus=2, tp=1, concurrency=3)).time
+    # two streams on the worst replica, three running in all, each at that replica's pace
+    assert three["tokens_per_s_total"] == pytest.approx(three["tokens_per_s"] * 3 / 2, rel=0.01)

@@ -83,12 +83,15 @@ def estimate(
     seconds = step.seconds
     per_step = replica.tokens_per_step  # > 1 when drafts are verified (speculative decoding)
     tokens_per_s = batch * per_step / seconds
+    # Streams actually running: fewer than batch × replicas when they do not divide evenly
+    # (one stream on two replicas runs in one of them), each at the worst replica's pace.
+    running = min(req.concurrency, batch * replicas)
     ttft = prefill_seconds(replica, out["prompt_tokens"], limits.chunk_tokens, limits.chunked)
     out.update(
         decode_step_ms=_ms(seconds),
         tpot_ms=_ms(seconds / per_step),
         tokens_per_s=round(tokens_per_s, 1),
-        tokens_per_s_total=round(tokens_per_s * replicas, 1),
+        tokens_per_s_total=round(running * per_step / seconds, 1),
         ttft_ms=_ms(ttft),
         batch=batch,
         breakdown_ms={
