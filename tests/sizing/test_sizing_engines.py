@@ -297,3 +297,34 @@ def test_vllm_reserve_follows_a_launchs_max_num_seqs():
     vllm = small.engines["vllm"]["settings"]
     assert vllm["max_num_seqs"] == 128
     assert vllm["largest_capture_size"] == 256
+
+
+def test_sglang_aiter_attention_cuts_the_static_fraction_on_rocm_past_8k():
+    # attention_hook.py: with ROCm's default aiter attention and a context length over 8,192,
+    # SGLang multiplies the resolved mem_fraction_static by 0.85. Llama 3.1 405B in FP8 on
+    # 8× MI300X: 0.862 → 0.7327, and the pool loses 192 GiB × 0.862 × 0.15 per GPU.
+    spec = load_preset("llama-3.1-405b")
+    base = SizingRequest(gpu="MI300X", gpus=8, tp=8, weight_dtype="fp8", engine="sglang")
+    short = size(spec, replace(base, context=8192)).engines["sglang"]
+    long = size(spec, replace(base, context=32_768)).engines["sglang"]
+    assert short["settings"]["mem_fraction_static"] == 0.862
+    assert short["settings"]["aiter_attention_scale"] is None
+    assert long["settings"]["mem_fraction_static"] == pytest.approx(0.862 * 0.85)
+    assert "× 0.85" in long["rule"] and "× 0.85" not in short["rule"]
+    total = get_gpu("MI300X").memory_bytes
+    lost = short["kv_pool_bytes_per_gpu"] - long["kv_pool_bytes_per_gpu"]
+    assert lost == pytest.approx(total * 0.862 * 0.15, abs=1)
+    # The pool the capacity answer uses follows the same rule.
+    assert (
+        size(spec, replace(base, context=32_768)).kv_budget_bytes_per_gpu
+        == long["kv_pool_bytes_per_gpu"]
+    )
+    # CUDA GPUs keep their fraction; MLA takes aiter only with 16 or 128 KV heads per rank
+    # (DeepSeek-V3's 128 over TP8: 16), so TP2's 64 falls back to triton and keeps it.
+    h200 = size(spec, replace(base, gpu="H200", context=32_768)).engines["sglang"]
+    assert h200["settings"]["aiter_attention_scale"] is None
+    ds = load_preset("deepseek-v3")
+    at = SizingRequest(gpu="MI300X", gpus=8, context=32_768, engine="sglang")
+    assert size(ds, replace(at, tp=8)).engines["sglang"]["settings"]["aiter_attention_scale"]
+    tp2 = size(ds, replace(at, tp=2, gpus=2, weight_dtype="fp4"))
+    assert tp2.engines["sglang"]["settings"]["aiter_attention_scale"] is None

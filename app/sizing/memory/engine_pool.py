@@ -123,7 +123,10 @@ def engine_pool(
     w = weights_per_gpu
     given = req.reserve_bytes is not None
     if engine == "sglang":
-        fraction, _ = sglang_static_fraction(gpu, tp, spec.is_mla, ranks)
+        context = req.context or spec.context_limit or 0
+        fraction, _ = sglang_static_fraction(
+            gpu, tp, spec.is_mla, ranks, aiter_cut(spec, gpu, tp, context)
+        )
         reserve = req.reserve_bytes if given else math.floor(total * (1 - fraction))
         return Pool(engine, total, reserve, total - w - reserve, total, w, fraction, given)
     if engine == "trtllm":
@@ -140,13 +143,32 @@ def engine_pool(
     return Pool("vllm", usable, reserve, usable - w - reserve, total, w, req.gpu_util, given)
 
 
+AITER_CUT = 0.85  # attention_hook.py: aiter attention past 8,192 tokens of context
+AITER_CUT_CONTEXT = 8192
+
+
+def aiter_cut(spec: ModelSpec, gpu: GPU, tp: int, context: int) -> bool:
+    """Whether SGLang scales ``mem_fraction_static`` by 0.85 for AITER's attention
+    (python/sglang/srt/arg_groups/attention_hook.py, after ``handle_gpu_memory_settings``): on
+    ROCm its default backend (``get_default_attn_backend``) is ``aiter`` for ordinary attention,
+    and for MLA when each rank has 16 or 128 KV heads (``num_key_value_heads`` // tp; MLA configs
+    give as many as query heads, SGLang's fallback too), and the cut applies when the launch's
+    context length (here the context planned for) exceeds 8,192."""
+    if gpu.vendor != "AMD" or context <= AITER_CUT_CONTEXT:
+        return False
+    if not spec.is_mla:
+        return True
+    return max(1, spec.num_attention_heads // tp) in (16, 128)
+
+
 def sglang_static_fraction(
-    gpu: GPU, tp: int, mla: bool, attn_dp: int = 1
+    gpu: GPU, tp: int, mla: bool, attn_dp: int = 1, aiter: bool = False
 ) -> tuple[float, dict[str, Any]]:
     """``mem_fraction_static`` as ``handle_gpu_memory_settings`` picks it for a text model on
     one node (no speculative decoding, pp 1, the default all-to-all backend), with its inputs.
     ``attn_dp``: the attention data-parallel size (``--attn-dp-size``, or ``--dp-size`` with
-    ``--enable-dp-attention``); each rank's decode graphs gather the whole group's tokens."""
+    ``--enable-dp-attention``); each rank's decode graphs gather the whole group's tokens.
+    ``aiter``: the ROCm attention backend's later 0.85 cut applies (``aiter_cut``)."""
     gpu_mem = gpu.nvidia_smi_bytes / MIB  # get_nvgpu_memory_capacity: nvidia-smi, MiB
     defaults = sglang_memory_defaults(gpu, tp)
     chunked, max_bs = defaults.chunked_prefill_size, defaults.cuda_graph_max_bs
@@ -163,6 +185,8 @@ def sglang_static_fraction(
     if gpu_mem > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     fraction = round((gpu_mem - reserved) / gpu_mem, 3)
+    if aiter:
+        fraction = fraction * AITER_CUT
     return fraction, {
         "nvidia_smi_mib": gpu_mem,
         "chunked_prefill_size": chunked,
@@ -176,6 +200,7 @@ def sglang_static_fraction(
             "DP-attention graphs (max_bs × attn_dp × 3, × 4.5 past 300)": dp_graphs,
             "prefill graphs": prefill_graphs,
         },
+        "aiter_attention_scale": AITER_CUT if aiter else None,
     }
 
 

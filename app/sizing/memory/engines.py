@@ -38,7 +38,12 @@ from ..catalogue.gpus import GPU
 from ..deployment.request import SizingRequest
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
-from .engine_pool import TRTLLM_FRACTION, sglang_prefill_graph_sizes, sglang_static_fraction
+from .engine_pool import (
+    TRTLLM_FRACTION,
+    aiter_cut,
+    sglang_prefill_graph_sizes,
+    sglang_static_fraction,
+)
 from .kv import CacheProfile
 from .overhead import VLLM_SOURCE, Overhead, trtllm_overhead, vllm_overhead
 
@@ -190,7 +195,10 @@ def sglang_memory(setup: Setup) -> dict[str, Any]:
     )
     if setup.req.kv_budget_bytes is not None:
         return _explicit_budget(setup, "sglang", "--max-total-tokens", source)
-    fraction, settings = sglang_static_fraction(setup.gpu, setup.tp, setup.spec.is_mla, setup.ranks)
+    aiter = aiter_cut(setup.spec, setup.gpu, setup.tp, setup.context)
+    fraction, settings = sglang_static_fraction(
+        setup.gpu, setup.tp, setup.spec.is_mla, setup.ranks, aiter
+    )
     before_load = setup.gpu.memory_bytes  # free before loading; the CUDA context is not modelled
     slack = math.floor(before_load * (1 - fraction))
     pool = before_load - setup.weights_per_gpu - slack
@@ -199,8 +207,13 @@ def sglang_memory(setup: Setup) -> dict[str, Any]:
         "rule": (
             f"{fmt_bytes(before_load)} free before loading − {fmt_bytes(setup.weights_per_gpu)} "
             f"weights − {fmt_bytes(before_load)} × (1 − {fraction}) = {fmt_bytes(max(pool, 0))}; "
-            f"mem_fraction_static {fraction} = (nvidia-smi {settings['nvidia_smi_mib']:,.0f} MiB "
+            f"mem_fraction_static {fraction:.4g} = (nvidia-smi {settings['nvidia_smi_mib']:,.0f} MiB "
             f"− {settings['reserved_mib']:,.0f} MiB reserved) / nvidia-smi"
+            + (
+                " × 0.85 (ROCm's default AITER attention with a context over 8,192 tokens)"
+                if aiter
+                else ""
+            )
         ),
         "source": source,
         "settings": {"mem_fraction_static": fraction, **settings},
