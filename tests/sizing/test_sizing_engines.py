@@ -10,6 +10,7 @@ import pytest
 from app.sizing import ENGINE_RULES, SizingRequest, get_gpu, load_preset, size
 from app.sizing.catalogue.engines import engine_limits
 from app.sizing.memory import engines as engine_module
+from app.sizing.memory.engine_weights import mla_decode_copies
 from app.sizing.memory.engines import sglang_prefill_graph_sizes, sglang_static_fraction
 from app.sizing.memory.overhead import trtllm_overhead, vllm_overhead
 
@@ -238,19 +239,59 @@ def test_under_attention_data_parallelism_every_engine_counts_each_ranks_own_seq
         assert row["kv_capacity_tokens"] == per_rank_tokens * row["block_tokens"] * 8
 
 
-def test_dp_attention_replicates_attention_and_the_input_embedding():
-    # Under attention DP the attention weights and the bf16 input embedding sit whole on every
-    # rank (SGLang shards the embedding only over the attention-TP group, one rank here); the
-    # rest, experts and output head included, is split over the group.
+def test_dp_attention_places_weights_as_each_engine_does():
+    # Under attention DP, SGLang keeps the attention weights and the bf16 input embedding whole on
+    # every rank (the embedding is sharded only over the attention-TP group, one rank here) and
+    # splits the rest over the group; a vLLM data-parallel rank is its own TP-1 engine core and
+    # holds every non-expert weight whole, with only the routed experts split.
     spec = load_preset("deepseek-v3")
-    req = SizingRequest(gpu="H200", gpus=8, tp=8, ep=8, dp_attention=True, weight_dtype="fp8")
-    result = size(spec, req)
     p = spec.params
-    weights = result.weights_bytes
-    replicated = weights * p.attention // p.total + 2 * p.embedding
-    assert result.weights_bytes_per_gpu == replicated + -(-(weights - replicated) // 8)
+    base = SizingRequest(gpu="H200", gpus=8, tp=8, ep=8, dp_attention=True, weight_dtype="fp8")
+    sglang = size(spec, replace(base, engine="sglang"))
+    weights = sglang.weights_bytes
+    rest = weights - 2 * (p.embedding + p.lm_head)  # embedding and head stay bf16
+    rest_params = p.total - p.embedding - p.lm_head
+    replicated = rest * p.attention // rest_params + 2 * p.embedding
+    copies = mla_decode_copies(spec, 1, "sglang")  # each rank runs all 128 heads
+    assert copies == 61 * 128 * (128 + 128) * 512 * 2  # about 2.05 GB
+    assert sglang.weights_bytes_per_gpu == replicated + -(-(weights - replicated) // 8) + copies
+    routed = rest * p.routed // rest_params
+    vllm = size(spec, base)  # vLLM's rule is the default
+    assert vllm.weights_bytes_per_gpu == weights - routed + -(-routed // 8) + copies
+    # DeepSeek-V3 in FP8: about 19.1 GB of non-expert weights (embedding and head in bf16), an
+    # eighth of about 654 GB of experts and the 2 GB of copies, as the layout question's hand split.
+    assert 102.5e9 < vllm.weights_bytes_per_gpu < 103e9
+    assert vllm.weights_bytes_per_gpu > sglang.weights_bytes_per_gpu
+    # The engine table shows each engine's own placement, and vLLM's reserve is a TP-1 rank's.
+    assert "95.7 GiB weights" in vllm.engines["vllm"]["rule"]
+    assert "91.1 GiB weights" in vllm.engines["sglang"]["rule"]
+    rank = size(spec, SizingRequest(gpu="H200", gpus=1, tp=1, weight_dtype="fp8", ep=1))
+    assert vllm.reserve_bytes_per_gpu == rank.reserve_bytes_per_gpu
     tp_only = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8, weight_dtype="fp8"))
-    assert result.weights_bytes_per_gpu - tp_only.weights_bytes_per_gpu > 2 * p.embedding * 7 // 8
+    assert sglang.weights_bytes_per_gpu - tp_only.weights_bytes_per_gpu > 2 * p.embedding * 7 // 8
+    # A dense model under DP attention is plain data parallelism: vLLM holds it whole per rank.
+    dense = load_preset("llama-3.1-8b")
+    whole = size(dense, SizingRequest(gpu="H200", gpus=2, tp=2, dp_attention=True))
+    assert whole.weights_bytes_per_gpu == whole.weights_bytes
+
+
+def test_mla_models_carry_the_decode_copies_of_their_up_projections():
+    # vLLM (split_kv_b_proj → W_UK_T, W_UV) and SGLang (w_kc, w_vc) keep kv_b_proj for prefill and
+    # its key and value halves in bf16 for absorbed decode, each rank for its share of the heads;
+    # TensorRT-LLM's copies are not modelled. DeepSeek-V3 at TP8: 61 layers × 16 heads × 256 × 512
+    # × 2 B per GPU.
+    spec = load_preset("deepseek-v3")
+    result = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8, weight_dtype="fp8"))
+    share = -(-result.weights_bytes // 8)
+    per_gpu = 61 * 16 * 256 * 512 * 2
+    assert mla_decode_copies(spec, 8, "vllm") == per_gpu == mla_decode_copies(spec, 8, "sglang")
+    assert mla_decode_copies(spec, 8, "trtllm") == 0
+    assert result.weights_bytes_per_gpu == share + per_gpu
+    assert f"{(share + per_gpu) / GIB:.1f} GiB weights" in result.engines["vllm"]["rule"]
+    assert f"{share / GIB:.1f} GiB weights" in result.engines["trtllm"]["rule"]
+    # A model without latent attention carries none.
+    llama = load_preset("llama-3.1-70b")
+    assert mla_decode_copies(llama, 8, "vllm") == 0
 
 
 def test_speculative_decoding_loads_the_models_mtp_module_beside_it():

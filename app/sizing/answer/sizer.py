@@ -136,6 +136,8 @@ def size(
                 rep.weights_per_gpu,
                 rep.profile,
                 ranks=rep.ranks,
+                dp_attention=rep.dp_attention,
+                weights_by_engine=rep.weights_by_engine,
             )
         ),
         checkpoint_index=None if index is None else _checked(spec, index),

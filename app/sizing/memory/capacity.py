@@ -21,7 +21,8 @@ from ..model.spec import ModelSpec
 from ..spec_memo import spec_memo
 from ..units import fmt_bytes
 from .draft import draft_of
-from .engine_pool import engine_pool, share_of
+from .engine_pool import RULE_ENGINES, engine_pool, memory_engine, share_of
+from .engine_weights import engine_weights_per_gpu, reserve_tp
 from .kv import CacheProfile, profile
 from .overhead import Overhead, trtllm_overhead, vllm_overhead
 
@@ -156,27 +157,27 @@ class Replica:
         self.dp_attention = layout is not None and layout.dp_attention and tp > 1
         self.plan = weight_plan(spec, req.weight_dtype)
         self.weights = self.plan.bytes
-        shards = tp * self.pp
-        if self.dp_attention:
-            # Replicated on every rank of the group: the attention weights, and the bf16 input
-            # embedding, which SGLang shards only across the attention-TP group (one rank when
-            # attention is data-parallel over the whole group: vocab_parallel_embedding.py
-            # get_embedding_tp_kwargs) and vLLM's data-parallel ranks each hold whole.
-            attention = self.weights * spec.params.attention // max(1, spec.params.total)
-            replicated = min(self.weights, attention + 2 * spec.params.embedding)
-            per_stage = replicated + -(-(self.weights - replicated) // tp)
-            self.weights_per_gpu = -(-per_stage // self.pp)
-        else:
-            self.weights_per_gpu = -(-self.weights // shards)
+        engine = memory_engine(req)
+        # Each engine places the weights its own way (engine_weights.py: attention DP, MLA's
+        # decode copies); the engine table shows every engine's pool, so each keeps its figure.
+        self.weights_by_engine = {
+            name: engine_weights_per_gpu(spec, self.weights, tp, self.pp, self.dp_attention, name)
+            for name in RULE_ENGINES
+        }
+        self.weights_per_gpu = self.weights_by_engine[engine]
         self.spec = spec
-        self._estimate = (spec, gpu, tp)
+        self._estimate = (spec, gpu, reserve_tp(tp, self.dp_attention, engine))
         self._batch_limits = (req.max_batch, req.max_num_tokens)  # vLLM's, when a launch sets them
         rank_tp = 1 if self.dp_attention else tp
         kv_bytes = kv_dtype_bytes(req.kv_dtype)
         # Speculative decoding's drafter sits beside the target (draft.py).
         self.draft = draft_of(spec, req, self.weights, kv_bytes, rank_tp)
         if self.draft is not None:
-            self.weights_per_gpu += self.draft.weight_bytes_per_gpu(tp)
+            drafter = self.draft.weight_bytes_per_gpu(tp)
+            self.weights_per_gpu += drafter
+            self.weights_by_engine = {
+                name: w + drafter for name, w in self.weights_by_engine.items()
+            }
         # The pool under the chosen engine's start-up rule (engine_pool.py): vLLM's unless
         # SGLang or TensorRT-LLM is asked; its reserve is the engine's estimate unless given.
         self.ranks = tp if self.dp_attention else 1  # ranks holding separate sequences

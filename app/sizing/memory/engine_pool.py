@@ -29,6 +29,7 @@ from ..catalogue.gpus import GPU
 from ..deployment.request import SizingRequest, engine_name
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
+from .engine_weights import reserve_tp
 from .overhead import trtllm_reserve, vllm_reserve
 
 MIB = 1 << 20
@@ -135,10 +136,11 @@ def engine_pool(
         usable = w + reserve + budget if budget > 0 else total
         return Pool(engine, usable, reserve, budget, total, w, TRTLLM_FRACTION, given)
     usable = share_of(total, req.gpu_util)
+    rank = reserve_tp(tp, ranks > 1, "vllm")  # a data-parallel rank is its own TP-1 engine core
     reserve = (
         req.reserve_bytes
         if given
-        else vllm_reserve(spec, gpu, tp, req.max_batch, req.max_num_tokens)
+        else vllm_reserve(spec, gpu, rank, req.max_batch, req.max_num_tokens)
     )
     return Pool("vllm", usable, reserve, usable - w - reserve, total, w, req.gpu_util, given)
 

@@ -44,6 +44,7 @@ from .engine_pool import (
     sglang_prefill_graph_sizes,
     sglang_static_fraction,
 )
+from .engine_weights import reserve_tp
 from .kv import CacheProfile
 from .overhead import VLLM_SOURCE, Overhead, trtllm_overhead, vllm_overhead
 
@@ -79,6 +80,14 @@ class Setup:
     weights_per_gpu: int
     profile: CacheProfile  # per-GPU cache profile at this tp
     ranks: int = 1  # ranks of the replica holding separate sequences (attention data-parallel)
+    dp_attention: bool = False
+    weights_by_engine: dict[str, int] | None = None  # under attention DP: each engine's placement
+
+    def weights(self, engine: str) -> int:
+        """One GPU's weight bytes as ``engine`` places them (dp_placement.py)."""
+        if self.weights_by_engine is None:
+            return self.weights_per_gpu
+        return self.weights_by_engine.get(engine, self.weights_per_gpu)
 
 
 def _capacity(setup: Setup, pool: int, block: int) -> dict[str, Any]:
@@ -123,13 +132,15 @@ def vllm_memory(setup: Setup) -> dict[str, Any]:
     util = setup.req.gpu_util
     requested = math.ceil(setup.gpu.memory_bytes * util)
     req = setup.req
-    overhead = vllm_overhead(setup.spec, setup.gpu, setup.tp, req.max_batch, req.max_num_tokens)
-    pool = requested - setup.weights_per_gpu - overhead.total
+    rank = reserve_tp(setup.tp, setup.dp_attention, "vllm")
+    overhead = vllm_overhead(setup.spec, setup.gpu, rank, req.max_batch, req.max_num_tokens)
+    weights = setup.weights("vllm")
+    pool = requested - weights - overhead.total
     return {
         **_capacity(setup, pool, VLLM_BLOCK),
         "rule": (
             f"ceil({fmt_bytes(setup.gpu.memory_bytes)} × {util}) − "
-            f"{fmt_bytes(setup.weights_per_gpu)} weights − "
+            f"{fmt_bytes(weights)} weights − "
             f"{fmt_bytes(overhead.part('activation_peak'))} activation peak − "
             f"{fmt_bytes(overhead.part('cuda_graphs'))} CUDA graphs = {fmt_bytes(max(pool, 0))}"
         ),
@@ -158,11 +169,12 @@ def vllm_unset_launch(setup: Setup, overhead: Overhead) -> dict[str, Any]:
     floor = VLLM_MARGIN_FLOOR.get(setup.gpu.vendor, GIB)
     margin = max(floor, int(peak * VLLM_MARGIN_FRACTION))
     free_at_start = setup.gpu.memory_bytes  # the CUDA context is not modelled
-    pool = free_at_start - setup.weights_per_gpu - graphs - peak - margin
+    weights = setup.weights("vllm")
+    pool = free_at_start - weights - graphs - peak - margin
     return {
         **_capacity(setup, pool, VLLM_BLOCK),
         "rule": (
-            f"{fmt_bytes(free_at_start)} free at start-up − {fmt_bytes(setup.weights_per_gpu)} "
+            f"{fmt_bytes(free_at_start)} free at start-up − {fmt_bytes(weights)} "
             f"weights − {fmt_bytes(graphs)} CUDA graphs − {fmt_bytes(peak)} activation peak − "
             f"max({fmt_bytes(floor)}, {VLLM_MARGIN_FRACTION} × {fmt_bytes(peak)}) margin = "
             f"{fmt_bytes(max(pool, 0))}"
@@ -201,11 +213,12 @@ def sglang_memory(setup: Setup) -> dict[str, Any]:
     )
     before_load = setup.gpu.memory_bytes  # free before loading; the CUDA context is not modelled
     slack = math.floor(before_load * (1 - fraction))
-    pool = before_load - setup.weights_per_gpu - slack
+    weights = setup.weights("sglang")
+    pool = before_load - weights - slack
     return {
         **_capacity(setup, pool, 1),
         "rule": (
-            f"{fmt_bytes(before_load)} free before loading − {fmt_bytes(setup.weights_per_gpu)} "
+            f"{fmt_bytes(before_load)} free before loading − {fmt_bytes(weights)} "
             f"weights − {fmt_bytes(before_load)} × (1 − {fraction}) = {fmt_bytes(max(pool, 0))}; "
             f"mem_fraction_static {fraction:.4g} = (nvidia-smi {settings['nvidia_smi_mib']:,.0f} MiB "
             f"− {settings['reserved_mib']:,.0f} MiB reserved) / nvidia-smi"
@@ -236,12 +249,13 @@ def trtllm_memory(setup: Setup) -> dict[str, Any]:
             setup, "trtllm", "kv_cache_config.max_gpu_total_bytes (extra options)", source
         )
     overhead: Overhead = trtllm_overhead(setup.spec, setup.gpu, setup.tp)
-    free = setup.gpu.memory_bytes - setup.weights_per_gpu - overhead.total
+    weights = setup.weights("trtllm")
+    free = setup.gpu.memory_bytes - weights - overhead.total
     pool = math.floor(max(free, 0) * TRTLLM_FRACTION)
     return {
         **_capacity(setup, pool, TRTLLM_BLOCK),
         "rule": (
-            f"({fmt_bytes(setup.gpu.memory_bytes)} − {fmt_bytes(setup.weights_per_gpu)} weights − "
+            f"({fmt_bytes(setup.gpu.memory_bytes)} − {fmt_bytes(weights)} weights − "
             f"{fmt_bytes(overhead.part('activation_peak'))} profiling peak − "
             f"{fmt_bytes(overhead.part('cuda_graphs'))} CUDA graphs) × {TRTLLM_FRACTION} = "
             f"{fmt_bytes(pool)}"

@@ -117,6 +117,8 @@ class ReplicaCurve:
             1,
             self.memory.weights_per_gpu,
             self.memory.profile,
+            dp_attention=self.memory.dp_attention,
+            weights_by_engine=self.memory.weights_by_engine,
         )
         return int(rule(setup)["sequences_per_replica"]) * self.memory.ranks
 
