@@ -4,6 +4,8 @@ own limits, and prefill attention's share by sequence length."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.sizing import SizingRequest, get_gpu, load_preset, size
@@ -271,3 +273,35 @@ def test_collectives_never_beat_the_links_usable_share(gpu_id, allreduce_gbps, g
     link, _, _ = links(gpu, layout, VLLM, None)
     assert link.allreduce / 1e9 == pytest.approx(allreduce_gbps)
     assert link.group / 1e9 == pytest.approx(group_gbps)
+
+
+def test_sparse_attention_reads_only_the_top_k_latents():
+    # DSA (GLM-5, DeepSeek-V3.2): each query attends index_topk = 2,048 cached tokens, so a decode
+    # step reads min(context, 2,048) latents per layer plus every token's 132-byte indexer key,
+    # and the indexer scores every cached token (flashmla_sparse.py, sparse_mla_attention.py).
+    from app.sizing.time.attention_cost import AttentionCost
+
+    spec = load_preset("glm-5")
+    att = next(c.attention for c in spec.classes if c.attention is not None)
+    assert att.index_topk == 2048 and att.indexer_heads == 32
+    layers = sum(len(c.indices) for c in spec.classes if c.attention is not None)
+    req = SizingRequest(gpu="H200", gpus=8, tp=8, weight_dtype="fp8", context=9000)
+    rep = Replica(spec, req, get_gpu("H200"), 8)
+    cost = AttentionCost(spec, 8, 1e15)
+    latent = (512 + 64) * 2 * layers  # bf16 latent per token, whole on every TP rank
+    dense = rep.step_cache.bytes_at(9000)
+    assert cost.decode_bytes(rep.step_cache, 1, 9000, False) == dense - latent * (9000 - 2048)
+    assert cost.decode_bytes(rep.step_cache, 1, 2000, False) == rep.step_cache.bytes_at(2000)
+    # Attention FLOPs stop growing past top-k; the indexer's scoring keeps growing.
+    grow = cost.decode_flops(1, 9000) - cost.decode_flops(1, 4000)
+    assert grow == pytest.approx(5000 * 2 * 32 * 128 * layers)
+    # A prefill no longer than top-k runs ordinary attention; a longer one the absorbed form.
+    heads = att.num_heads / 8
+    short = cost.prefill_flops(1, 2000) - 2000 * 2 * 32 * 128 * layers
+    assert short == pytest.approx(2000 * 2 * heads * (att.head_dim + att.v_head_dim) * layers)
+    long = cost.prefill_flops(1, 8000) - 8000 * 2 * 32 * 128 * layers
+    assert long == pytest.approx(2048 * 2 * heads * (2 * 512 + 64) * layers)
+    # The whole estimate reads far less cache than a dense model of the same shape would.
+    est = size(spec, replace(req, concurrency=44))
+    kv = est.time["bound_detail"]["kv_bytes_read_per_gpu"]
+    assert kv == pytest.approx(44 * (dense - latent * (9000 - 2048)), rel=0.01)

@@ -157,6 +157,8 @@ def _attention(keys: Keys, dims: Dims, kind: str, window: int | None) -> Attenti
             kv_lora_rank=keys.int("kv_lora_rank"),
             qk_rope_head_dim=keys.int("qk_rope_head_dim"),
             indexer_head_dim=indexer,
+            index_topk=keys.opt_int("index_topk"),
+            indexer_heads=keys.opt_int("index_n_heads") if indexer else None,
         )
     k_eq_v = kind == FULL and keys.bool("attention_k_eq_v")  # Gemma 4 global layers
     lay = layout_of(keys.model_type)

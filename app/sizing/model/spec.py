@@ -35,6 +35,8 @@ class Attention:
     indexer_fp8: bool = True  # the engines' DSA key: fp8 + fp32 scales; False: bf16 (MiniMax-M3)
     shared: bool = False  # reuses an earlier layer's cache (Gemma 3n num_kv_shared_layers)
     values_from_keys: bool = False  # no v_proj: the keys are the values (Gemma 4 attention_k_eq_v)
+    index_topk: int | None = None  # DSA: cached tokens each query attends (config index_topk)
+    indexer_heads: int | None = None  # DSA indexer query heads (index_n_heads), for its FLOPs
 
     @property
     def is_mla(self) -> bool:

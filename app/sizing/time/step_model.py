@@ -30,7 +30,7 @@ from ..catalogue.gpus import GPU
 from ..catalogue.perf_profiles import PerfProfile
 from ..deployment.layout import Layout
 from ..memory.kv import CacheProfile
-from ..model.dtypes import MODEL_DTYPE_BYTES
+from ..model.dtypes import MODEL_DTYPE_BYTES, kv_dtype_bytes
 from ..model.spec import ModelSpec
 from ..search import first_above
 from .attention_cost import AttentionCost
@@ -183,6 +183,7 @@ class StepModel:
             tp,
             attention_peak * profile.attention_compute,
             prefill_peak * long_share if long_share else None,
+            kv_dtype_bytes(kv_dtype),
         )
         moe_layers = self.moe.moe_layers if self.moe else 0
         self.kernels = kernels_per_pass(spec)
