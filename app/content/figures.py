@@ -33,6 +33,7 @@ from app.sizing import (
     load_preset,
     size,
 )
+from app.sizing.catalogue.engines import ENGINE_NAMES
 
 FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix", "times", "multiple"})
 REQUEST_INT_ARGS = frozenset(
@@ -259,11 +260,16 @@ def size_value(args: dict[str, str]) -> SizeValue:
     value = round_down(_lookup(record, field, f"the sizing of {args['model']}"), args)
     title = f"Computed by Prefill's sizing core from the {args['model']} config: {field}"
     estimate = field not in record and not field.startswith("layout.")
-    if estimate:  # an estimate: say whose
-        profile = record["time"]["profile"]
+    if estimate:  # an estimate: say whose (an engine table's row is that engine's rule)
+        parts = field.split(".")
+        engine = parts[1] if parts[0] == "engines" and len(parts) > 2 else None
+        whose = (
+            f"{ENGINE_NAMES.get(engine, engine)}'s start-up rule"
+            if engine
+            else f"{record['time']['profile']} engine profile"
+        )
         title = (
-            f"Estimated by Prefill's sizing core ({profile} engine profile) from the "
-            f"{args['model']} config: {field}"
+            f"Estimated by Prefill's sizing core ({whose}) from the {args['model']} config: {field}"
         )
     if "times" in args:  # a per-token figure at a length the config alone does not admit
         times = _int_arg(args, "times")

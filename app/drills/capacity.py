@@ -16,6 +16,7 @@ from app.sizing import GPUS, SizingRequest, legal_tp_degrees
 from app.sizing.answer.result import SizingResult
 from app.sizing.catalogue.gpus import GPU
 from app.sizing.memory.capacity import Replica
+from app.sizing.memory.engine_weights import mla_decode_copies
 
 from . import common as c
 from . import layout
@@ -48,7 +49,7 @@ def _setup(rng: Random, *, replicas: bool) -> tuple[str, GPU, int, int, str]:
 
 
 def given_setup(spec, gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    return {
+    given: dict[str, object] = {
         **layout.layout_inputs(spec, kv_dtype)[0],
         "gpu": gpu.id,
         "gpu_memory_bytes": gpu.memory_bytes,
@@ -59,15 +60,26 @@ def given_setup(spec, gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, obj
         "gpus": r.inputs["gpus"],
         "tp": r.tp,
     }
+    copies = mla_decode_copies(spec, 1, "vllm")
+    if copies:  # vLLM's bf16 decode copies of kv_b_proj, split over the TP ranks with the heads
+        given["mla_decode_copies_bytes"] = copies
+    return given
 
 
 def _budget_steps(r: SizingResult, gpu: GPU) -> list[str]:
     util = r.inputs["gpu_util"]
+    share = -(-r.weights_bytes // r.tp)
+    split = f"⌈{r.weights_bytes:,} B / {r.tp} GPU{'s' if r.tp != 1 else ''}⌉"
+    if r.weights_bytes_per_gpu > share:
+        split += (
+            f" + {r.weights_bytes_per_gpu - share:,} B of bf16 decode copies of the latent "
+            "up-projections"
+        )
     return [
         f"Usable per GPU: ⌈{gpu.memory_bytes:,} B (what CUDA reports to the process) × {util} "
         f"gpu_memory_utilization⌉ = {r.usable_bytes_per_gpu:,} B.",
         f"KV budget per GPU: {r.usable_bytes_per_gpu:,} B usable − {r.weights_bytes_per_gpu:,} B "
-        f"weights per GPU (⌈{r.weights_bytes:,} B / {r.tp} GPU{'s' if r.tp != 1 else ''}⌉) − "
+        f"weights per GPU ({split}) − "
         f"{r.reserve_bytes_per_gpu:,} B reserve = {r.kv_budget_bytes_per_gpu:,} B "
         f"({c.gib(r.kv_budget_bytes_per_gpu)}).",
     ]

@@ -88,3 +88,12 @@ def test_bad_time_figures_are_content_errors(args: str, words: str):
     with pytest.raises(DirectiveError) as err:
         figure(args)
     assert words in str(err.value)
+
+
+def test_an_engine_table_figure_names_that_engines_rule():
+    # engines.sglang.* is SGLang's start-up rule's figure, not the vLLM profile's estimate.
+    args = "model=deepseek-v3 gpu=H200 gpus=8 tp=8 weight_dtype=fp8 context=32768"
+    _, title = figure(f"{args} field=engines.sglang.max_concurrency")
+    assert "SGLang's start-up rule" in title and "vllm engine profile" not in title
+    _, title = figure(f"{args} field=engines.vllm.unset_launch.max_concurrency")
+    assert "vLLM's start-up rule" in title

@@ -106,7 +106,8 @@ def legal_tps(i: dict[str, Any], up_to: int) -> list[int]:
 
 def budget(i: dict[str, Any], tp: int) -> int:
     usable = math.ceil(i["gpu_memory_bytes"] * Fraction(str(i["gpu_memory_utilization"])))
-    return usable - -(-i["weights_bytes"] // tp) - i["reserve_bytes"]
+    copies = i.get("mla_decode_copies_bytes", 0) // tp  # split with the heads
+    return usable - -(-i["weights_bytes"] // tp) - copies - i["reserve_bytes"]
 
 
 def weights(i: dict[str, Any]) -> Fraction:
