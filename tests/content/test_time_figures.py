@@ -94,6 +94,6 @@ def test_an_engine_table_figure_names_that_engines_rule():
     # engines.sglang.* is SGLang's start-up rule's figure, not the vLLM profile's estimate.
     args = "model=deepseek-v3 gpu=H200 gpus=8 tp=8 weight_dtype=fp8 context=32768"
     _, title = figure(f"{args} field=engines.sglang.max_concurrency")
-    assert "SGLang's start-up rule" in title and "vllm engine profile" not in title
+    assert "SGLang&#x27;s start-up rule" in title and "vllm engine profile" not in title
     _, title = figure(f"{args} field=engines.vllm.unset_launch.max_concurrency")
-    assert "vLLM's start-up rule" in title
+    assert "vLLM&#x27;s start-up rule" in title
