@@ -275,6 +275,30 @@ def test_collectives_never_beat_the_links_usable_share(gpu_id, allreduce_gbps, g
     assert link.group / 1e9 == pytest.approx(group_gbps)
 
 
+@pytest.mark.parametrize(
+    ("gpu_id", "group_share", "stage_share"), [("MI300X", 3 / 7, 1 / 7), ("H200", 1, 1)]
+)
+def test_a_group_on_a_switchless_mesh_reaches_only_its_members_links(
+    gpu_id, group_share, stage_share
+):
+    # xGMI wires each GPU to each of its 7 peers with one link; NVSwitch gives any peer the whole
+    # bandwidth. A TP-4 group and a pipeline hop get their share of the TP-8 group's link.
+    spec = load_preset("llama-3.1-405b")
+
+    def link_of(tp, pp):
+        req = SizingRequest(gpu=gpu_id, gpus=8, tp=tp, pp=pp, weight_dtype="fp8")
+        gpu, layout, _ = resolve_layout(spec, req)
+        return links(gpu, layout, VLLM, None)
+
+    full, _, _ = link_of(8, 1)
+    half, group_name, stage_name = link_of(4, 2)
+    assert half.group == pytest.approx(full.group * group_share, rel=1e-6)
+    assert half.allreduce == pytest.approx(full.allreduce * group_share, rel=1e-6)
+    assert half.stage == pytest.approx(full.group * stage_share, rel=1e-6)
+    if group_share < 1:
+        assert group_name.endswith("(3 of 7 links)") and stage_name.endswith("(1 of 7 links)")
+
+
 def test_sparse_attention_reads_only_the_top_k_latents():
     # DSA (GLM-5, DeepSeek-V3.2): each query attends index_topk = 2,048 cached tokens, so a decode
     # step reads min(context, 2,048) latents per layer plus every token's 132-byte indexer key,

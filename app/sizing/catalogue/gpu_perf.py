@@ -30,12 +30,26 @@ class Interconnect:
     # The share of the datasheet link that is usable at all, where the vendor says it is less
     # than the link's rating: no collective on it runs faster than this share.
     usable_share: float | None = None
+    # A switchless, fully connected mesh (AMD's xGMI): the per-direction figure is the sum of this
+    # many point-to-point links, one per peer, so a group reaches only the links to its own members.
+    # None: a switch (NVSwitch), where every GPU's whole bandwidth reaches any peer.
+    mesh_links: int | None = None
+
+    def toward(self, peers: int) -> int:
+        """Bytes/s per direction a GPU can drive toward ``peers`` others at once."""
+        if self.mesh_links is None:
+            return self.bytes_per_s_per_direction
+        share = min(max(peers, 1), self.mesh_links) / self.mesh_links
+        return round(self.bytes_per_s_per_direction * share)
 
 
 # xGMI links are rated at 64 GB/s each, but CRC and protocol overhead leave about 48 usable, 75%
 # (AMD ROCm blogs, "Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X",
 # March 2025), below the ring share the engine profiles assume.
 _XGMI_USABLE = 48 / 64
+# An 8-GPU Instinct platform wires each GPU to each of its 7 peers with one xGMI link (no switch),
+# so the datasheet's per-GPU figure is 7 links' worth (MI300X/MI325X: 7 × 64 GB/s per direction).
+_XGMI_PEERS = 7
 NVLS_BUSBW_SHARE = 470 / 450  # 8× H100 SXM5 all_reduce_perf busbw 460–480 GB/s at large sizes
 _NVLINK4 = Interconnect(
     "NVLink 4 (NVSwitch)",
@@ -86,17 +100,20 @@ INTERCONNECTS: dict[str, Interconnect] = {
         448_000_000_000,
         "AMD Instinct MI300X datasheet: 896 GB/s peak Infinity Fabric per GPU, bidirectional",
         usable_share=_XGMI_USABLE,
+        mesh_links=_XGMI_PEERS,
     ),
     "MI325X": Interconnect(
         "Infinity Fabric",
         448_000_000_000,
         "AMD Instinct MI325X datasheet: 896 GB/s peak Infinity Fabric per GPU, bidirectional",
         usable_share=_XGMI_USABLE,
+        mesh_links=_XGMI_PEERS,
     ),
     "MI355X": Interconnect(
         "Infinity Fabric",
         537_600_000_000,
         "AMD Instinct MI355X datasheet: 7 links × 153.6 GB/s = 1,075 GB/s per GPU, bidirectional",
+        mesh_links=_XGMI_PEERS,
     ),
 }
 

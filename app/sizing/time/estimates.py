@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..catalogue.engines import ENGINE_NAMES, EngineLimits, engine_limits, with_overrides
-from ..catalogue.gpu_perf import missing_figures
+from ..catalogue.gpu_perf import interconnect, missing_figures
 from ..catalogue.gpus import GPU
 from ..catalogue.perf_profiles import TRTLLM_BACKEND_NAMES, PerfProfile, get_profile
 from ..catalogue.trtllm_bench import bench_settings
@@ -187,12 +187,19 @@ def _estimate(
         tpot_slo_ms=req.tpot_slo_ms,
     )
     _, group_link, stage_link = links(gpu, layout, profile, req.scale_out_gbps)
-    est.notes.extend(_notes(layout, group_link, stage_link, est))
+    est.notes.extend(_notes(gpu, layout, group_link, stage_link, est))
     return est, limits, profile
 
 
-def _notes(layout: Layout, group: str, stage: str, est: WorkloadEstimate) -> list[str]:
+def _notes(gpu: GPU, layout: Layout, group: str, stage: str, est: WorkloadEstimate) -> list[str]:
     notes = []
+    up = interconnect(gpu)
+    mesh = up.mesh_links if up is not None else None
+    if mesh and 1 < layout.tp <= mesh and not layout.crosses_scale_up_domain:
+        notes.append(
+            f"{up.name} is a switchless mesh, one link to each of {mesh} peers: a tp={layout.tp} "
+            f"group's collectives run over the {layout.tp - 1} links to its own members."
+        )
     if layout.crosses_scale_up_domain:
         notes.append(
             f"The tp={layout.tp} group spans more than one scale-up domain of {layout.domain} "

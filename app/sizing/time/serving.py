@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..catalogue.engines import EngineLimits
-from ..catalogue.gpu_perf import interconnect
+from ..catalogue.gpu_perf import Interconnect, interconnect
 from ..catalogue.gpus import GPU
 from ..catalogue.perf_profiles import PerfProfile
 from ..catalogue.topology import scale_out
@@ -50,15 +50,26 @@ def links(
             reduce_share = min(reduce_share, up.usable_share)
         if stage is up:
             stage_share = min(eff, up.usable_share)
+    # On a switchless mesh a group reaches only the links to its members, and a pipeline stage
+    # hands its activations to one peer stage's GPU over a single link.
+    group_bytes = group.toward(layout.tp - 1) if group is up else group.bytes_per_s_per_direction
+    stage_bytes = stage.toward(1) if stage is up else stage.bytes_per_s_per_direction
     return (
         Links(
-            group.bytes_per_s_per_direction * group_share,
-            stage.bytes_per_s_per_direction * stage_share,
-            group.bytes_per_s_per_direction * reduce_share,
+            group_bytes * group_share,
+            stage_bytes * stage_share,
+            group_bytes * reduce_share,
         ),
-        group.name,
-        stage.name,
+        _named(group, layout.tp - 1) if group is up else group.name,
+        _named(stage, 1) if stage is up else stage.name,
     )
+
+
+def _named(link: Interconnect, peers: int) -> str:
+    if link.mesh_links is None or peers >= link.mesh_links:
+        return link.name
+    used = max(peers, 1)
+    return f"{link.name} ({used} of {link.mesh_links} links)"
 
 
 def step_model_for(
