@@ -164,12 +164,12 @@ def test_estimates_need_a_tolerance_and_odd_fields_are_refused(flagship) -> None
         "gpus": 8,
         "tp": 8,
         "context": 32768,
-        "concurrency": 85,
+        "concurrency": 87,
         "field": "tpot_ms",
     }
 
     def estimate(data: dict[str, Any]) -> None:
-        data["checks"] = [{"id": "tpot", "label": "Decode step at 85 sessions", "size": tpot}]
+        data["checks"] = [{"id": "tpot", "label": "Decode step at 87 sessions", "size": tpot}]
 
     assert problems(flagship, estimate) == [
         "checks.0.tpot: tpot_ms is an estimate: give it a tolerance (e.g. 25%)"
