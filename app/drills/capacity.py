@@ -63,6 +63,7 @@ def given_setup(spec, gpu: GPU, r: SizingResult, kv_dtype: str) -> dict[str, obj
     copies = mla_decode_copies(spec, 1, "vllm")
     if copies:  # vLLM's bf16 decode copies of kv_b_proj, split over the TP ranks with the heads
         given["mla_decode_copies_bytes"] = copies
+    given.update(c.whole_copy_inputs(spec, r.weights_bytes, r.tp))
     return given
 
 
@@ -72,8 +73,9 @@ def _budget_steps(r: SizingResult, gpu: GPU) -> list[str]:
     split = f"⌈{r.weights_bytes:,} B / {r.tp} GPU{'s' if r.tp != 1 else ''}⌉"
     if r.weights_bytes_per_gpu > share:
         split += (
-            f" + {r.weights_bytes_per_gpu - share:,} B of bf16 decode copies of the latent "
-            "up-projections"
+            f" + {r.weights_bytes_per_gpu - share:,} B more: matrices every TP rank keeps whole "
+            "(routers, latent down-projections, a KV head past the KV-head count) and the bf16 "
+            "decode copies of latent up-projections, where the model has them"
         )
     return [
         f"Usable per GPU: ⌈{gpu.memory_bytes:,} B (what CUDA reports to the process) × {util} "

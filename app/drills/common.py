@@ -12,6 +12,7 @@ from typing import Any
 
 from app.sizing import ModelSpec, SizingRequest, list_presets, load_preset, size
 from app.sizing.answer.result import SizingResult
+from app.sizing.memory.engine_weights import tp_whole_copies, whole_copy_parts
 from app.sizing.memory.kv import attention_token_bytes
 from app.sizing.model.spec import FULL, Attention
 from app.sizing.units import fmt_bytes
@@ -343,3 +344,26 @@ def pick(rng: Random, options: list[Any] | tuple[Any, ...]) -> Any:
     if not options:
         raise IllPosed("nothing to choose from")
     return options[rng.randrange(len(options))]
+
+
+def whole_copy_inputs(spec: ModelSpec, weights: int, tp: int) -> dict[str, object]:
+    """What each rank of a TP=``tp`` replica keeps whole beside its share of the rest
+    (engine_weights.py: routers, latent down-projections, a KV head past the KV-head count)."""
+    whole = tp_whole_copies(spec, weights, tp, "vllm")
+    return {"tp_whole_copy_bytes": whole} if whole else {}
+
+
+def whole_copy_rule_inputs(spec: ModelSpec, weights: int, tp_max: int) -> dict[str, object]:
+    """The same for any degree up to ``tp_max``: the replicated matrices' bytes, and one KV head's
+    K and V projection bytes over the layers, where a degree passes the KV-head count. Raises
+    IllPosed when layers with different KV-head counts would need more than one such figure."""
+    base, heads = whole_copy_parts(spec, weights)
+    given: dict[str, object] = {}
+    if base:
+        given["whole_copy_bytes"] = base
+    passed = [(kv, b) for kv, b in heads if tp_max > kv]
+    if len(passed) > 1 or (passed and len(heads) > 1):
+        raise IllPosed("KV-head replication differs across layer types")
+    if passed:
+        given["kv_head_projection_bytes"] = passed[0][1]
+    return given

@@ -126,9 +126,12 @@ def min_gpus(rng: Random, seed: int) -> Drill:
     if expected == 1 and rng.random() < 0.75:
         raise c.IllPosed("one GPU is a dull answer; draw a heavier load")
     name = c.preset_names()[model]
+    if expected > 64:
+        raise c.IllPosed("more than the 64-GPU degrees the drill lists")
     inputs = {**c.model_inputs(spec), **given_setup(spec, gpu, r, kv_dtype)}
-    for key in ("gpus", "tp"):
-        inputs.pop(key)
+    for key in ("gpus", "tp", "tp_whole_copy_bytes"):
+        inputs.pop(key, None)
+    inputs.update(c.whole_copy_rule_inputs(spec, r.weights_bytes, expected))
     inputs.update(context=context, concurrency=concurrency)
     if r.state_bytes_per_sequence:
         inputs["state_bytes_per_sequence"] = r.state_bytes_per_sequence

@@ -180,6 +180,7 @@ def weight_memory(rng: Random, seed: int) -> Drill:
         inputs["params_active"] = p.active
     if per_gpu:
         inputs["tp"] = tp
+        inputs.update(c.whole_copy_inputs(spec, result.weights_bytes, tp))
     total = result.weights_bytes
     candidates = weight_mistakes(spec, dtype, tp, result)
     steps = [
@@ -208,10 +209,19 @@ def weight_memory(rng: Random, seed: int) -> Drill:
             f"({shown_dtype}, with its scales) = {total:,} B ({c.gib(total)})."
         )
     if per_gpu:
-        steps.append(
-            f"Per GPU at TP={tp}: ⌈{total:,} B / {tp} GPUs⌉ = {expected:,} B per GPU "
-            f"({c.gib(expected)})."
-        )
+        even = -(-total // tp)
+        if expected > even:
+            steps.append(
+                f"Per GPU at TP={tp}: an even share, ⌈{total:,} B / {tp} GPUs⌉ = {even:,} B, "
+                f"plus {expected - even:,} B that each rank holds beyond it (matrices kept whole "
+                f"on every rank, and any bf16 decode copies) = {expected:,} B per GPU "
+                f"({c.gib(expected)})."
+            )
+        else:
+            steps.append(
+                f"Per GPU at TP={tp}: ⌈{total:,} B / {tp} GPUs⌉ = {expected:,} B per GPU "
+                f"({c.gib(expected)})."
+            )
     if spec.quantization and dtype is not None:
         steps.append(
             f"(The checkpoint itself ships quantised, {spec.quantization}; this drill asks for "

@@ -104,10 +104,28 @@ def legal_tps(i: dict[str, Any], up_to: int) -> list[int]:
     return out
 
 
+def whole(i: dict[str, Any], tp: int) -> int:
+    """Bytes a TP rank keeps whole: the replicated matrices, and past the KV-head count one whole
+    KV head, (tp − kv) ÷ (tp − 1) of a head's projections beyond an even share."""
+    if tp == 1:
+        return 0
+    if "tp_whole_copy_bytes" in i:  # stated for the drill's own degree
+        return i["tp_whole_copy_bytes"]
+    kv = i.get("num_key_value_heads")
+    heads = i.get("kv_head_projection_bytes", 0)
+    extra = round(heads * (tp - kv) / (tp - 1)) if heads and kv and tp > kv else 0
+    return i.get("whole_copy_bytes", 0) + extra
+
+
+def per_gpu_weights(i: dict[str, Any], total: int, tp: int) -> int:
+    w = whole(i, tp)
+    return w + -(-(total - w) // tp)
+
+
 def budget(i: dict[str, Any], tp: int) -> int:
     usable = math.ceil(i["gpu_memory_bytes"] * Fraction(str(i["gpu_memory_utilization"])))
     copies = i.get("mla_decode_copies_bytes", 0) // tp  # split with the heads
-    return usable - -(-i["weights_bytes"] // tp) - copies - i["reserve_bytes"]
+    return usable - per_gpu_weights(i, i["weights_bytes"], tp) - copies - i["reserve_bytes"]
 
 
 def weights(i: dict[str, Any]) -> Fraction:
@@ -122,7 +140,7 @@ def weights(i: dict[str, Any]) -> Fraction:
         width = Fraction(str(i.get("weight_bytes_per_param", 0)))
         total = Fraction(math.ceil(2 * kept + width * (i["params_total"] - kept)))
     tp = i.get("tp", 1)
-    return Fraction(math.ceil(total / tp)) if tp > 1 else total
+    return Fraction(per_gpu_weights(i, math.ceil(total), tp)) if tp > 1 else total
 
 
 def solve(drill) -> Any:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ import pytest
 from app.sizing import ENGINE_RULES, SizingRequest, get_gpu, load_preset, size
 from app.sizing.catalogue.engines import engine_limits
 from app.sizing.memory import engines as engine_module
-from app.sizing.memory.engine_weights import mla_decode_copies
+from app.sizing.memory.engine_weights import mla_decode_copies, tp_whole_copies
 from app.sizing.memory.engines import sglang_prefill_graph_sizes, sglang_static_fraction
 from app.sizing.memory.overhead import trtllm_overhead, vllm_overhead
 
@@ -286,12 +286,57 @@ def test_mla_models_carry_the_decode_copies_of_their_up_projections():
     per_gpu = 61 * 16 * 256 * 512 * 2
     assert mla_decode_copies(spec, 8, "vllm") == per_gpu == mla_decode_copies(spec, 8, "sglang")
     assert mla_decode_copies(spec, 8, "trtllm") == 0
-    assert result.weights_bytes_per_gpu == share + per_gpu
-    assert f"{(share + per_gpu) / GIB:.1f} GiB weights" in result.engines["vllm"]["rule"]
+    whole = tp_whole_copies(spec, result.weights_bytes, 8, "vllm")
+    vllm_gpu = whole + -(-(result.weights_bytes - whole) // 8) + per_gpu
+    assert result.weights_bytes_per_gpu == vllm_gpu
+    assert f"{vllm_gpu / GIB:.1f} GiB weights" in result.engines["vllm"]["rule"]
     assert f"{share / GIB:.1f} GiB weights" in result.engines["trtllm"]["rule"]
     # A model without latent attention carries none.
     llama = load_preset("llama-3.1-70b")
     assert mla_decode_copies(llama, 8, "vllm") == 0
+
+
+def _rest_width(spec, weights: int) -> float:
+    """Bytes per parameter of the weights other than the bf16 embedding and output head."""
+    p = spec.params
+    return (weights - 2 * (p.embedding + p.lm_head)) / (p.total - p.embedding - p.lm_head)
+
+
+def test_tp_ranks_keep_mla_down_projections_and_routers_whole():
+    # vLLM builds DeepSeek's fused q_a/kv_a projection with disable_tp=True and its router as a
+    # GateLinear (ReplicatedLinear); SGLang uses ReplicatedLinear for both. Each TP rank holds
+    # them whole, beside its 1/tp share of everything else. DeepSeek-V3: 61 MLA layers of
+    # 7,168 × (1,536 + 512 + 64), and 58 MoE routers of 7,168 × 256.
+    spec = load_preset("deepseek-v3")
+    weights = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8, weight_dtype="fp8")).weights_bytes
+    replicated = 61 * 7168 * (1536 + 512 + 64) + 58 * 7168 * 256
+    expected = replicated * _rest_width(spec, weights)
+    for engine in ("vllm", "sglang"):
+        assert tp_whole_copies(spec, weights, 8, engine) == pytest.approx(expected, abs=1)
+    assert tp_whole_copies(spec, weights, 8, "trtllm") == 0  # not modelled
+    assert tp_whole_copies(spec, weights, 1, "vllm") == 0
+    # Per GPU: the whole copies plus an even share of the rest; the pool shrinks by the same.
+    even = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8, weight_dtype="fp8", engine="trtllm"))
+    vllm = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8, weight_dtype="fp8"))
+    copies = mla_decode_copies(spec, 8, "vllm")
+    extra = vllm.weights_bytes_per_gpu - copies - -(-weights // 8)
+    assert extra == pytest.approx(expected * 7 / 8, abs=2)
+    assert even.weights_bytes_per_gpu == -(-weights // 8)
+    assert any("keeps whole on every TP rank" in n for n in vllm.notes)
+    assert not any("keeps whole" in n for n in even.notes)
+
+
+def test_tp_past_the_kv_head_count_keeps_a_whole_kv_head_per_rank():
+    # QKVParallelLinear replicates K/V heads once tp exceeds them: Llama 3.1 405B (8 KV heads of
+    # 128) at TP16 holds one whole head's K and V projections per rank, not half of one.
+    spec = load_preset("llama-3.1-405b")
+    r = size(spec, SizingRequest(gpu="H200", gpus=16, tp=16))
+    per_rank_extra = 126 * 16384 * (128 + 128) * (1 - 8 / 16)  # params beyond an even share
+    expected = per_rank_extra * _rest_width(spec, r.weights_bytes)
+    assert r.weights_bytes_per_gpu - -(-r.weights_bytes // 16) == pytest.approx(expected, abs=2)
+    # At TP8 every rank holds exactly its own head: no extra.
+    r8 = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8))
+    assert r8.weights_bytes_per_gpu == -(-r8.weights_bytes // 8)
 
 
 def test_speculative_decoding_loads_the_models_mtp_module_beside_it():

@@ -8,6 +8,8 @@ from ..catalogue.gpus import GPU
 from ..deployment.layout import Layout
 from ..deployment.request import SizingRequest
 from ..memory.capacity import Replica
+from ..memory.engine_pool import memory_engine
+from ..memory.engine_weights import tp_whole_copies
 from ..memory.kv import CacheProfile
 from ..model.spec import ModelSpec
 from ..units import fmt_bytes
@@ -117,6 +119,14 @@ def sizing_notes(
         )
     if spec.is_mla and tp > 1:
         notes.append("The MLA latent is replicated on every TP rank: per-GPU KV does not shrink.")
+    engine = memory_engine(req)
+    copies = 0 if layout.dp_attention else tp_whole_copies(spec, rep.weights, tp, engine)
+    if copies:
+        notes.append(
+            f"Weights per GPU include {fmt_bytes(copies)} that {ENGINE_NAMES[engine]}'s code keeps whole on "
+            "every TP rank (MoE routers, latent-attention down-projections, a sparse indexer's "
+            "projections, a KV head past the KV-head count) beside a 1/tp share of the rest."
+        )
     notes += _layout_notes(req, layout)
     if rep.draft is not None:
         d = rep.draft

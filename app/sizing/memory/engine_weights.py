@@ -13,6 +13,14 @@ runs attention on its own requests. What else each rank holds whole differs by e
   attention-TP group, one rank here); the dense MLP layers, shared experts and output head stay
   sharded over the group by default (``--moe-dense-tp-size`` unset, ``--enable-dp-lm-head`` off).
 
+Whole copies under tensor parallelism: vLLM and SGLang keep some matrices whole on every TP rank
+instead of splitting them: a latent-attention model's query and latent down-projections
+(``q_a_proj`` and ``kv_a_proj_with_mqa``, fused in vLLM's ``DeepSeekV2FusedQkvAProjLinear`` with
+``disable_tp=True``; SGLang's ``ReplicatedLinear``), a sparse-attention indexer's ``wq_b``, ``wk``
+and ``weights_proj``, every MoE router (vLLM ``GateLinear``, SGLang ``ReplicatedLinear`` or
+``MoEGate``), and, past the KV-head count, one whole K and V head per rank (``QKVParallelLinear``
+replicates heads when tp > num_kv_heads). TensorRT-LLM's placement is not modelled.
+
 Latent attention (MLA): vLLM and SGLang keep the checkpoint's ``kv_b_proj`` for prefill's
 decompressed form and, beside it, its key and value halves dequantised to the model dtype for the
 absorbed decode form (vLLM ``mla_attention.py`` ``split_kv_b_proj`` → ``W_UK_T``, ``W_UV``;
@@ -25,12 +33,21 @@ turned into bytes at the rest's average width, exact for a uniform dtype.
 
 from __future__ import annotations
 
+from ..model.linears import ROUTER
 from ..model.spec import ModelSpec
 
 # Engines whose data-parallel ranks each hold every non-expert weight.
 WHOLE_RANK_ENGINES = frozenset({"vllm"})
 # Engines that keep dequantised copies of MLA's up-projections for decode.
 MLA_COPY_ENGINES = frozenset({"vllm", "sglang"})
+# Engines whose code keeps the matrices below whole on every TP rank.
+WHOLE_COPY_ENGINES = frozenset({"vllm", "sglang"})
+WHOLE_COPY_SUFFIXES = (  # by the inventory's transformers-style module names (linears.py)
+    ".q_a_proj",
+    ".kv_a_proj_with_mqa",
+    ".indexer.wq_b",
+    ".indexer.wk",
+)
 COPY_BYTES = 2  # bf16, the model dtype these checkpoints run in
 
 
@@ -38,7 +55,11 @@ def engine_weights_per_gpu(
     spec: ModelSpec, weights: int, tp: int, pp: int, dp_attention: bool, engine: str
 ) -> int:
     """One GPU's weight bytes for a group of ``tp`` ranks ``pp`` stages deep under ``engine``."""
-    per_stage = _dp_stage_bytes(spec, weights, tp, engine) if dp_attention else -(-weights // tp)
+    if dp_attention:
+        per_stage = _dp_stage_bytes(spec, weights, tp, engine)
+    else:
+        whole = tp_whole_copies(spec, weights, tp, engine)
+        per_stage = whole + -(-(weights - whole) // tp)
     per_stage += mla_decode_copies(spec, 1 if dp_attention else tp, engine)
     return -(-per_stage // pp)
 
@@ -54,6 +75,41 @@ def _dp_stage_bytes(spec: ModelSpec, weights: int, tp: int, engine: str) -> int:
         attention = rest * p.attention // rest_params
         sharded = weights - min(weights, attention + 2 * p.embedding)
     return (weights - sharded) + -(-sharded // tp)
+
+
+def tp_whole_copies(spec: ModelSpec, weights: int, tp: int, engine: str) -> int:
+    """Bytes each of ``tp`` ranks holds whole rather than a 1/tp share of (see the module
+    docstring): 0 at tp=1 or for an engine not modelled. A rank holds these plus
+    ⌈(weights − them) ÷ tp⌉."""
+    if tp == 1 or engine not in WHOLE_COPY_ENGINES:
+        return 0
+    base, heads = whole_copy_parts(spec, weights)
+    # past the KV-head count each rank holds one whole head of kv: (tp − kv) ÷ (tp − 1) of one
+    # head's bytes beyond an even share, written as part of the whole-copy figure
+    return base + sum(round(head * (tp - kv) / (tp - 1)) for kv, head in heads if tp > kv)
+
+
+def whole_copy_parts(spec: ModelSpec, weights: int) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """(bytes of the matrices every TP rank keeps whole, ((KV-head count, bytes of one head's K
+    and V projections over the layers with that count), ...)), at the average width of the
+    weights other than the bf16 embedding and head. Without a matrix inventory the first is 0."""
+    p = spec.params
+    kept = 2 * (p.embedding + p.lm_head)
+    width = max(0, weights - kept) / max(1, p.total - p.embedding - p.lm_head)
+    params = sum(
+        m.params for m in spec.linears if m.kind == ROUTER or m.name.endswith(WHOLE_COPY_SUFFIXES)
+    )
+    per_count: dict[int, int] = {}
+    for cls in spec.classes:
+        a = cls.attention
+        if a is None or a.is_mla or a.shared:
+            continue
+        kv_width = a.head_dim + (0 if a.values_from_keys else a.v_head_dim)
+        per_count[a.num_kv_heads] = (
+            per_count.get(a.num_kv_heads, 0) + len(cls.indices) * spec.hidden_size * kv_width
+        )
+    heads = tuple((kv, round(n * width)) for kv, n in sorted(per_count.items()))
+    return round(params * width), heads
 
 
 def mla_decode_copies(spec: ModelSpec, attention_tp: int, engine: str) -> int:
