@@ -44,6 +44,7 @@ POST_FORMAT = "2"
 POSTS_STATE = "posts"
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _COMPOUND = re.compile(r"(?<![\w-])[^\W_]+(?:-[^\W_]+)+(?![\w-])")
+_WORD = re.compile(r"[^\W_]+")
 
 documents = SearchDocument.__table__
 states = SearchIndexState.__table__
@@ -101,6 +102,31 @@ def content_rows(store: ContentStore) -> list[dict[str, Any]]:
 
 
 _rows_cache: dict[str, list[dict[str, Any]]] = {}
+
+
+def compound_spellings(store: ContentStore) -> dict[str, tuple[str, ...]]:
+    """Each hyphenated compound in the content's public text, by its joined spelling
+    ("allreduce" → ("all", "reduce")). `keywords` gives a joined query the pages whose public
+    text has the compound; this lets it also match the hyphenated words wherever the viewer may
+    search, a member's unlocked answers included. Public text only, like `keywords`."""
+    cached = _spellings_cache.get(store.fingerprint)
+    if cached is not None:
+        return cached
+    texts = [text for q in store.questions for text in (q.title, q.lede_html, q.rubric.summary)]
+    texts += [q.answer_html if q.is_free else q.teaser_html for q in store.questions]
+    texts += [text for c in store.concepts for text in (c.title, c.summary_html, c.body_html)]
+    spellings: dict[str, tuple[str, ...]] = {}
+    for text in texts:
+        for compound in _COMPOUND.findall(text or ""):
+            words = tuple(word.lower() for word in _WORD.findall(compound))
+            if len(words) > 1:
+                spellings.setdefault("".join(words), words)
+    _spellings_cache.clear()
+    _spellings_cache[store.fingerprint] = spellings
+    return spellings
+
+
+_spellings_cache: dict[str, dict[str, tuple[str, ...]]] = {}
 
 
 def joined_compounds(*texts: str) -> list[str]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 MAX_QUERY_CHARS = 200
 MAX_CLAUSES = 12
@@ -41,6 +42,7 @@ class Clause:
     text: str = ""  # the clause as typed, without quotes (PostgreSQL parses "3.1" as one token)
     negated: bool = False
     prefix: bool = False  # the last word is still being typed: match words that start with it
+    split: tuple[str, ...] = ()  # a joined word's hyphenated spelling ("allreduce": all, reduce)
 
 
 def joined(clause: Clause) -> str | None:
@@ -50,6 +52,18 @@ def joined(clause: Clause) -> str | None:
         return None
     word = "".join(clause.words)
     return word if clause.text.lower().replace("-", "") == word else None
+
+
+def with_spellings(query: SearchQuery, spellings: Mapping[str, tuple[str, ...]]) -> SearchQuery:
+    """The query with each one-word clause that is a known compound written joined also looking
+    for its hyphenated words: "allreduce" finds "all-reduce" (`indexer.compound_spellings`)."""
+    clauses = tuple(
+        replace(c, split=spellings[c.words[0]])
+        if len(c.words) == 1 and c.words[0] in spellings
+        else c
+        for c in query.clauses
+    )
+    return replace(query, clauses=clauses)
 
 
 @dataclass(frozen=True)
@@ -119,6 +133,9 @@ def _fts5_clause(clause: Clause) -> str:
     one = joined(clause)
     if one:
         return f'({phrase} OR "{one}")'
+    if clause.split:
+        written = phrase + "*" if clause.prefix else phrase
+        return f'({written} OR "{" ".join(clause.split)}")'
     return phrase + "*" if clause.prefix else phrase
 
 
@@ -164,5 +181,8 @@ def pg_tsquery(query: SearchQuery) -> tuple[str, dict[str, str]]:
             if one:
                 params[name + "j"] = f'"{one}"'
                 sql = f"({sql} || websearch_to_tsquery('english', :{name}j))"
+        if clause.split:
+            params[name + "s"] = '"' + " ".join(clause.split) + '"'
+            sql = f"({sql} || websearch_to_tsquery('english', :{name}s))"
         parts.append(f"(!! {sql})" if clause.negated else sql)
     return "(" + " && ".join(parts) + ")", params

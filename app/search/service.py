@@ -19,9 +19,10 @@ from app.content.store import ContentStore
 from app.db.models.discussion import Post
 from app.search.highlight import plain, to_html
 from app.search.index import Hit, IndexQuery, SearchIndex
+from app.search.indexer import compound_spellings
 from app.search.models import KINDS, SearchDocument, page_key
 from app.search.postgres_fts import PostgresIndex
-from app.search.query import SearchQuery
+from app.search.query import SearchQuery, with_spellings
 from app.search.sqlite_fts import SqliteIndex
 
 PAGE_SIZE = 20
@@ -122,7 +123,7 @@ def search(
     if query.is_empty:
         return results
     request = IndexQuery(
-        query=query,
+        query=with_spellings(query, compound_spellings(store)),
         locked_pages=locked_pages(store, viewer),
         kinds=(filters.kind,) if filters.kind else KINDS,
         pages=filter_pages(store, filters),

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from app.search.query import MAX_CLAUSES, MAX_QUERY_CHARS, fts5_expression, parse, pg_tsquery
+from app.search.query import (
+    MAX_CLAUSES,
+    MAX_QUERY_CHARS,
+    fts5_expression,
+    parse,
+    pg_tsquery,
+    with_spellings,
+)
 
 
 def test_words_phrases_compounds_and_exclusions() -> None:
@@ -51,3 +58,15 @@ def test_long_and_odd_input_is_cut_down() -> None:
     assert len(parse("x" * 10_000).text) == MAX_QUERY_CHARS and parse("x" * 10_000).truncated
     assert len(parse(" ".join(f"w{i}" for i in range(100))).clauses) == MAX_CLAUSES
     assert parse("kv\x00cache\x02").text == "kv cache"  # control characters are spaces
+
+
+def test_a_known_compound_typed_joined_also_looks_for_its_words() -> None:
+    spellings = {"allreduce": ("all", "reduce")}
+    query = with_spellings(parse("allreduce cost "), spellings)
+    assert fts5_expression(query) == '(("allreduce" OR "all reduce") AND "cost")'
+    sql, params = pg_tsquery(query)
+    assert params == {"tsq0": '"allreduce"', "tsq0s": '"all reduce"', "tsq1": '"cost"'}
+    assert ":tsq0s" in sql
+    # An unknown word, and a word inside a phrase, are left alone.
+    assert with_spellings(parse("kvcache "), spellings) == parse("kvcache ")
+    assert with_spellings(parse('"allreduce cost"'), spellings) == parse('"allreduce cost"')
