@@ -34,6 +34,7 @@ from app.db.session import Database
 from app.search import vocabulary
 from app.search.highlight import clean
 from app.search.models import CONTENT_KINDS, SearchDocument, SearchIndexState, page_key
+from app.search.query import words_of
 
 # Bump when what a document holds changes, so every database re-indexes on the next start.
 # 4: snippet columns without figure text; joined compounds in `keywords` (posts too).
@@ -44,7 +45,6 @@ POST_FORMAT = "2"
 POSTS_STATE = "posts"
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _COMPOUND = re.compile(r"(?<![\w-])[^\W_]+(?:-[^\W_]+)+(?![\w-])")
-_WORD = re.compile(r"[^\W_]+")
 
 documents = SearchDocument.__table__
 states = SearchIndexState.__table__
@@ -118,7 +118,7 @@ def compound_spellings(store: ContentStore) -> dict[str, tuple[str, ...]]:
     spellings: dict[str, tuple[str, ...]] = {}
     for text in texts:
         for compound in _COMPOUND.findall(text or ""):
-            words = tuple(word.lower() for word in _WORD.findall(compound))
+            words = words_of(compound)
             if len(words) > 1:
                 spellings.setdefault("".join(words), words)
     _spellings_cache.clear()

@@ -45,6 +45,11 @@ class Clause:
     split: tuple[str, ...] = ()  # a joined word's hyphenated spelling ("allreduce": all, reduce)
 
 
+def words_of(text: str) -> tuple[str, ...]:
+    """The words both engines index, lower-cased: letters and digits, split at anything else."""
+    return tuple(word.lower() for word in _WORD.findall(text))
+
+
 def joined(clause: Clause) -> str | None:
     """A hyphenated compound's words written as one ("all-reduce" → "allreduce"): the indexer
     indexes compounds that way too, so each spelling finds the other."""
@@ -102,7 +107,7 @@ def parse(raw: str | None) -> SearchQuery:
         quoted = match.group(3) is None
         chunk = match.group(2) if quoted else match.group(3)
         negated = bool(match.group(1)) or (not quoted and chunk.startswith("-"))
-        words = tuple(w.lower() for w in _WORD.findall(chunk))
+        words = words_of(chunk)
         if not words or all(word in STOP_WORDS for word in words):
             continue  # PostgreSQL drops stop words; FTS5 would demand them
         typed = _EDGES.sub("", " ".join(chunk.replace('"', " ").split()))
