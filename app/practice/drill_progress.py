@@ -24,9 +24,10 @@ from app.practice.service import local_today, record_active_day
 VERDICT_RATING = {"correct": Rating.Good, "close": Rating.Hard, "wrong": Rating.Again}
 # A drill takes a minute, unlike an essay question: a miss comes back the same day (one
 # 10-minute learning step), a hit moves on to days.
+RETRY_STEP = timedelta(minutes=10)
 DRILL_SCHEDULER = Scheduler(
-    learning_steps=(timedelta(minutes=10),),
-    relearning_steps=(timedelta(minutes=10),),
+    learning_steps=(RETRY_STEP,),
+    relearning_steps=(RETRY_STEP,),
     enable_fuzzing=False,
 )
 WEAK_ACCURACY = 0.7
@@ -156,14 +157,21 @@ def weak_skills(stats: list[SkillStats]) -> list[SkillStats]:
 def due_skills(
     db: Session, user: User, skills: list[str], now: datetime | None = None
 ) -> list[DrillReviewCard]:
-    """Skills whose review is due by the end of the member's today, most overdue first."""
+    """Skills whose review is due by the end of the member's today, most overdue first.
+
+    A miss comes back one learning step later; the horizon is never nearer than that step, so a
+    skill missed just before local midnight is still listed today rather than vanishing until
+    the next visit.
+    """
+    now = now or utcnow()
     local = local_today(user, now)
     end_of_day = local.replace(hour=23, minute=59, second=59, microsecond=0).astimezone(UTC)
+    horizon = max(end_of_day, now + RETRY_STEP)
     return [
         card
         for card in db.scalars(
             select(DrillReviewCard)
-            .where(DrillReviewCard.user_id == user.id, DrillReviewCard.due <= end_of_day)
+            .where(DrillReviewCard.user_id == user.id, DrillReviewCard.due <= horizon)
             .order_by(DrillReviewCard.due)
         )
         if card.skill in skills

@@ -169,3 +169,27 @@ def test_weak_items_ignore_rubric_items_that_no_longer_exist(db: Session) -> Non
     assert [(w.question.slug, w.item_id, w.missed) for w in weak] == [
         ("first-question", "remedies", 1)
     ]
+
+
+# --- drill review horizon ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("timezone", ["UTC", "Asia/Kolkata"])
+def test_a_drill_missed_just_before_midnight_is_due_today(db: Session, timezone: str) -> None:
+    from zoneinfo import ZoneInfo
+
+    from app.practice import drill_progress
+
+    user = member(db, timezone)
+    just_before = datetime(2026, 12, 5, 23, 57, tzinfo=ZoneInfo(timezone)).astimezone(UTC)
+    drill_progress.record_answer(
+        db, user, "tp-degrees", 7, "1, 2, 4, 7", "wrong", None, just_before
+    )
+    due = drill_progress.due_skills(db, user, ["tp-degrees"], just_before)
+    assert [card.skill for card in due] == ["tp-degrees"]
+    # A hit moves on to days: not due today, however late it is answered.
+    drill_progress.record_answer(
+        db, user, "kv-bytes-per-token", 3, "1", "correct", None, just_before
+    )
+    due = drill_progress.due_skills(db, user, ["tp-degrees", "kv-bytes-per-token"], just_before)
+    assert [card.skill for card in due] == ["tp-degrees"]
