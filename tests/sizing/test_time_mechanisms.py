@@ -170,6 +170,24 @@ def test_a_loaded_step_carries_every_prompt_that_arrives(llama_8b_replica):
     assert state.tpot == pytest.approx(carrying.seconds, rel=0.05)
 
 
+def test_a_split_prompts_tail_shares_its_step_with_the_next_prompt(llama_8b_replica):
+    """A prompt just over the room a step leaves is split; its few remaining tokens ride with
+    the next prompt's head (the scheduler fills the budget), so the replica's prefill is charged
+    in tokens: a budget just too small to take a prompt whole serves about what one just large
+    enough does, and more streams never serve fewer tokens. Only the prompt's own TTFT pays for
+    the split (its tail waits for the next step)."""
+    load, streams = Workload(2000, 200), 64
+    split = solve(llama_8b_replica, load, streams, 2048, True)
+    whole = solve(llama_8b_replica, load, streams, 2100, True)
+    assert split.chunks == 2 and whole.chunks == 1
+    assert split.output_tokens_per_s == pytest.approx(whole.output_tokens_per_s, rel=0.03)
+    assert split.ttft > 1.5 * whole.ttft
+    served = [
+        solve(llama_8b_replica, load, n, 2048, True).output_tokens_per_s for n in (16, 32, 64, 128)
+    ]
+    assert served == sorted(served)
+
+
 def _prefill_seconds(model: str, gpu: str, engine: str, kv_dtype: str, tp: int = 8) -> float:
     spec = load_preset(model)
     req = SizingRequest(

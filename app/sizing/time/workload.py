@@ -132,13 +132,18 @@ def solve(
         t_d = replica.step(max(1.0, d), ctx).seconds if out_steps else 0.0
         full = replica.step(riding, ctx, room * stages * lanes, pctx, decomp, lanes).seconds
         capacity = room * stages * lanes / full  # prompt tokens/s, steps full of prompts
-        # A prompt arriving mid-step waits for that step to end (half a step on average).
+        # A prompt arriving mid-step waits for that step to end (half a step on average), then
+        # spans ``chunks`` steps.
         prefill_time = chunks * t_pf + (0.5 * t_d if n > 1 else 0.0)
+        # The step time a prompt's tokens take up, counted in tokens: a split prompt's tail
+        # shares its step with the next prompt's head (the scheduler fills the budget), so a
+        # prompt occupies new / chunk steps' worth of prompt slots, not ``chunks`` whole steps.
+        work = new / chunk * t_pf
 
         def tpot_at(
             rate: float,
-            times: tuple[float, float, float, float] = (prefill_time, t_pf, t_d, k),
-            hold: float = chunks * t_pf,  # prefill time per prompt, bound for this iteration
+            times: tuple[float, float, float, float] = (work, t_pf, t_d, k),
+            hold: float = work,  # prefill step time per prompt, bound for this iteration
         ) -> float:
             # Unmixed, a stream's decodes wait out its own rank's prefill steps (one rank of
             # ``lanes``; the cap is a guard only, the rate's search keeps the share below it).
@@ -166,7 +171,7 @@ def solve(
         tpot = saturated_tpot if bound else tpot_at(rate)
         d_new = min(float(n), rate * out_steps * tpot) if out_steps else 0.0
         per_step = max(1.0, room / chunk) if mixed else 1.0  # prompts one rank's step takes
-        k_new = max(1.0, min(lanes * per_step, rate * chunks * t_pf))
+        k_new = max(1.0, min(lanes * per_step, rate * work))
         if abs(d_new - d) < 2e-3 * n and abs(k_new - k) < 0.01 * k:
             d = d_new
             break
@@ -174,8 +179,7 @@ def solve(
         k = 0.5 * (k + k_new)
     latency = max(n / rate, prefill_time + out_steps * tpot)
     ttft = max(prefill_time, latency - out_steps * tpot)
-    # Time the steps carrying prompt chunks add, as a share of the replica's: the last chunk of a
-    # split prompt is partial, so a prompt fills new / chunk steps' worth of prompt tokens.
+    # Time the steps carrying prompt chunks add, as a share of the replica's.
     busy = rate * (new / chunk) / k * max(0.0, t_pf - (t_d if d >= 1 and riding else 0.0))
     return SteadyState(
         running=n,
@@ -195,13 +199,12 @@ def solve(
     )
 
 
-def _tpot(
-    rate: float, n: int, prefill_time: float, t_pf: float, t_d: float, k: float = 1.0
-) -> float:
+def _tpot(rate: float, n: int, work: float, t_pf: float, t_d: float, k: float = 1.0) -> float:
     """The mean step a decoding stream sees when the other streams' prompts arrive at ``rate``
-    per second: steps carrying prompt chunks (``k`` at once) for the share of time prefill
-    runs, else decode-only steps (counted per step, as TPOT is)."""
-    others = min(1.0, rate * prefill_time * (n - 1) / n / k)
+    per second, each taking ``work`` seconds of prompt-carrying steps: steps carrying prompt
+    chunks (``k`` prompts' worth at once) for the share of time prefill runs, else decode-only
+    steps (counted per step, as TPOT is)."""
+    others = min(1.0, rate * work * (n - 1) / n / k)
     if not (others and t_pf and t_d):
         return t_d
     steps_with = others / t_pf
