@@ -103,6 +103,16 @@ def test_split_prefill_and_decode_wins_where_prefill_dominates() -> None:
     assert result.best["kv_transfer"]["bytes_per_request"] > 0
 
 
+def test_a_split_that_wins_on_latency_at_equal_gpus_says_so() -> None:
+    """Same cost and GPUs, the faster TPOT goes first; the comparison must not read as if the
+    split saved GPUs it did not."""
+    request = PlanRequest(14, 2000, 500, 2000, 50, gpu_types=("H200",), allow_lower_precision=True)
+    result = planned("llama-3.1-70b", request)
+    assert result.best is not None and result.best["layout"]["disaggregated"]
+    assert result.comparison is not None
+    assert result.comparison.startswith("Disaggregated wins at the same 8 GPUs on latency")
+
+
 def test_and_loses_where_it_does_not() -> None:
     request = PlanRequest(10, 200, 1000, 1000, 40, gpu_types=("H200",))
     result = planned("llama-3.1-70b", request)

@@ -145,6 +145,14 @@ def comparison(plan: PlanRequest, result: GpuResult, spec: ModelSpec) -> str | N
             f"separate pools need {split.prefill.gpus} + {split.decode.gpus} GPUs, {moving}."
         )
     share = agg.aggregated.prefill_share if agg.aggregated else 0.0
+    if split.sort_key(plan) < agg.sort_key(plan) and split.gpus == agg.gpus:
+        return (
+            f"Disaggregated wins at the same {agg.gpus} GPUs on latency: prefill takes "
+            f"{share:.0%} of an aggregated replica's time and its chunks stretch TPOT to "
+            f"{_ms(agg.tpot)} (p90 TTFT {_ms(agg.ttft_p90)}), where {split.prefill.gpus} (prefill) "
+            f"+ {split.decode.gpus} (decode) GPUs give TPOT {_ms(split.tpot)} (p90 TTFT "
+            f"{_ms(split.ttft_p90)}), {moving}."
+        )
     if split.sort_key(plan) < agg.sort_key(plan):
         return (
             f"Disaggregated wins: prefill takes {share:.0%} of an aggregated replica's time and its "
