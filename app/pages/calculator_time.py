@@ -111,6 +111,10 @@ def verdict(result: dict[str, Any], remedy_results: dict[str, dict[str, Any]]) -
     step = f"{t['decode_step_ms']:,.1f} ms"
     bound = t["bound"]
     grows = t.get("step_grows_from_batch") or t["ridge_batch"]
+    # Fixed per-step costs can outweigh the part that names the bound (small models, few
+    # sequences): say so rather than call the bound's share the step's largest.
+    bound_share = {"kv_bandwidth": "kv_share", "weight_bandwidth": "weights_share"}.get(bound)
+    overhead_leads = bound_share is not None and d.get("overhead_share", 0) > d[bound_share]
     if bound == "kv_capacity":
         if d["step_bound"] == "kv_bandwidth":
             head = (
@@ -126,11 +130,20 @@ def verdict(result: dict[str, Any], remedy_results: dict[str, dict[str, Any]]) -
         head = (
             f"At {seqs} of {ctx}, {kv} of each {step} step reads the cache, its largest "
             "part: fewer KV bytes per token would help most."
+            if not overhead_leads
+            else f"At {seqs} of {ctx}, {_fixed(d, step)}; of the parts that grow with the work, "
+            f"reading the cache ({kv}) is the largest, so fewer KV bytes per token would help "
+            "most."
         )
     elif bound == "weight_bandwidth":
+        streams = (
+            f"each {step} step mostly streams weights ({_pct(d['weights_share'])})"
+            if not overhead_leads
+            else f"{_fixed(d, step)}; of the parts that grow with the work, streaming weights "
+            f"({_pct(d['weights_share'])}) is the largest"
+        )
         head = (
-            f"At {seqs} each {step} step mostly streams weights "
-            f"({_pct(d['weights_share'])}). Every sequence adds its cache reads, so the step "
+            f"At {seqs} {streams}. Every sequence adds its cache reads, so the step "
             f"is 10% longer than one sequence's by about {grows:,} sequences; the linear layers "
             f"turn compute-bound near {t['ridge_batch']:,}."
         )
@@ -152,6 +165,13 @@ def verdict(result: dict[str, Any], remedy_results: dict[str, dict[str, Any]]) -
             f"{fix['tpot_ms']:,.1f} ms."
         )
     return head
+
+
+def _fixed(detail: dict[str, Any], step: str) -> str:
+    return (
+        f"fixed costs (kernel launches and the engine's host work) take "
+        f"{_pct(detail['overhead_share'])} of each {step} step"
+    )
 
 
 def _stats(result: dict[str, Any]) -> list[TimeStat]:

@@ -211,3 +211,20 @@ def test_tensorrt_llms_engine_build_runtime_is_a_choice(sqlite_client: TestClien
     assert "engine=trtllm-tensorrt" in html.replace("&amp;", "&")
     assert "on TensorRT-LLM (TensorRT engines)" in panel(html)
     assert "C++ executor" in panel(html)
+
+
+def test_the_verdict_never_calls_a_share_smaller_than_the_fixed_costs_the_largest() -> None:
+    """Seventy billion parameters in FP8 over eight GPUs at 128 short sequences: the step is
+    KV-bandwidth-bound among the parts that grow, yet fixed costs are the larger share."""
+    from app.pages.calculator_time import verdict
+
+    result = size(
+        load_preset("llama-3.1-70b"),
+        SizingRequest(gpu="H200", gpus=8, tp=8, context=2500, concurrency=128, weight_dtype="fp8"),
+    ).to_dict()
+    detail = result["time"]["bound_detail"]
+    assert result["time"]["bound"] == "kv_bandwidth"
+    assert detail["overhead_share"] > detail["kv_share"]
+    text = verdict(result, {})
+    assert "its largest part" not in text
+    assert "fixed costs" in text and "of the parts that grow with the work" in text

@@ -146,12 +146,16 @@ def comparison(plan: PlanRequest, result: GpuResult, spec: ModelSpec) -> str | N
         )
     share = agg.aggregated.prefill_share if agg.aggregated else 0.0
     if split.sort_key(plan) < agg.sort_key(plan) and split.gpus == agg.gpus:
+        # Same cost and GPUs: the tie goes to the faster TPOT, then the faster p90 TTFT
+        # (Deployment.sort_key); name the one that decided it and show the other.
+        on_tpot = round(split.tpot, 9) < round(agg.tpot, 9)
         return (
-            f"Disaggregated wins at the same {agg.gpus} GPUs on latency: prefill takes "
-            f"{share:.0%} of an aggregated replica's time and its chunks stretch TPOT to "
-            f"{_ms(agg.tpot)} (p90 TTFT {_ms(agg.ttft_p90)}), where {split.prefill.gpus} (prefill) "
-            f"+ {split.decode.gpus} (decode) GPUs give TPOT {_ms(split.tpot)} (p90 TTFT "
-            f"{_ms(split.ttft_p90)}), {moving}."
+            f"A tie at {agg.gpus} GPUs goes to separate pools on "
+            f"{'TPOT' if on_tpot else 'p90 TTFT'}: prefill takes {share:.0%} of an aggregated "
+            f"replica's time and its chunks stretch TPOT to {_ms(agg.tpot)} (p90 TTFT "
+            f"{_ms(agg.ttft_p90)}), where {split.prefill.gpus} (prefill) + {split.decode.gpus} "
+            f"(decode) GPUs give TPOT {_ms(split.tpot)} (p90 TTFT {_ms(split.ttft_p90)}), "
+            f"{moving}."
         )
     if split.sort_key(plan) < agg.sort_key(plan):
         return (
