@@ -348,3 +348,18 @@ def test_sparse_attention_reads_only_the_top_k_latents():
     est = size(spec, replace(req, concurrency=full))
     kv = est.time["bound_detail"]["kv_bytes_read_per_gpu"]
     assert kv == pytest.approx(full * (dense - latent * (9000 - 2048)), rel=0.01)
+
+
+def test_when_every_step_carries_a_prompt_a_decoding_stream_sees_only_such_steps():
+    """Prompts arriving at 1 ÷ (their prefill work) fill every step. A stream decodes only
+    outside its own prefill, so every step it decodes in carries someone else's prompt: its TPOT
+    is the prompt-carrying step, not (N − 1)/N of the way there."""
+    from app.sizing.time.workload import _tpot
+
+    work, t_pf, t_d, n = 0.05, 0.05, 0.01, 4
+    seen = _tpot(1 / work, n, work, t_pf, t_d, 1.0, own_steps=work, own_time=work)
+    assert seen == pytest.approx(t_pf)
+    # At light load a stream sees others' prompts in their share of the steps it decodes in.
+    light = _tpot(0.1 / work, n, work, t_pf, t_d, 1.0, own_steps=work, own_time=work)
+    assert t_d < light < t_pf
+    assert _tpot(1 / work, 1, work, t_pf, t_d, 1.0, own_steps=work, own_time=work) == t_d
