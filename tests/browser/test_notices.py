@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.content.store import ContentStore
-from tests.browser.test_flows import sign_up
+from tests.browser.test_flows import fill_composer, sign_up
 
 
 def test_opening_the_replies_page_clears_the_badge(
@@ -13,7 +13,7 @@ def test_opening_the_replies_page_clears_the_badge(
     asker = browser.new_context(base_url=live_server.url).new_page()
     sign_up(asker)
     asker.goto(f"{question.url}#discussion")
-    asker.fill("#composer-body", "Asking for replies")
+    fill_composer(asker, "Asking for replies")  # folded while the thread is empty
     asker.click("button:has-text('Post approach')")
     post = asker.locator("article.post", has_text="Asking for replies").first
     post.wait_for()
