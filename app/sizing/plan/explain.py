@@ -159,10 +159,10 @@ def comparison(plan: PlanRequest, result: GpuResult, spec: ModelSpec) -> str | N
         )
     if split.sort_key(plan) < agg.sort_key(plan):
         return (
-            f"Disaggregated wins: prefill takes {share:.0%} of an aggregated replica's time and its "
-            f"chunks stretch TPOT to {_ms(agg.tpot)}, so aggregated needs {agg.gpus} GPUs; "
-            f"separate pools need {split.prefill.gpus} (prefill) + {split.decode.gpus} (decode) "
-            f"= {split.gpus}, {moving}."
+            f"Disaggregated wins: prefill takes {share:.0%} of an aggregated replica's time (TPOT "
+            f"{_ms(agg.tpot)}, p90 TTFT {_ms(agg.ttft_p90)} where it meets both targets), and "
+            f"aggregated replicas need {agg.gpus} GPUs; separate pools need {split.prefill.gpus} "
+            f"(prefill) + {split.decode.gpus} (decode) = {split.gpus}, {moving}."
         )
     if split.gpus == agg.gpus:
         return (
