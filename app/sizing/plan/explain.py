@@ -145,7 +145,9 @@ def comparison(plan: PlanRequest, result: GpuResult, spec: ModelSpec) -> str | N
             f"separate pools need {split.prefill.gpus} + {split.decode.gpus} GPUs, {moving}."
         )
     share = agg.aggregated.prefill_share if agg.aggregated else 0.0
-    if split.sort_key(plan) < agg.sort_key(plan) and split.gpus == agg.gpus:
+    split_first = split.sort_key(plan) < agg.sort_key(plan)
+    tie = split.gpus == agg.gpus  # one GPU type here, so the same cost too
+    if split_first and tie:
         # Same cost and GPUs: the tie goes to the faster TPOT, then the faster p90 TTFT
         # (Deployment.sort_key); name the one that decided it and show the other.
         on_tpot = round(split.tpot, 9) < round(agg.tpot, 9)
@@ -157,14 +159,14 @@ def comparison(plan: PlanRequest, result: GpuResult, spec: ModelSpec) -> str | N
             f"(decode) GPUs give TPOT {_ms(split.tpot)} (p90 TTFT {_ms(split.ttft_p90)}), "
             f"{moving}."
         )
-    if split.sort_key(plan) < agg.sort_key(plan):
+    if split_first:
         return (
             f"Disaggregated wins: prefill takes {share:.0%} of an aggregated replica's time (TPOT "
             f"{_ms(agg.tpot)}, p90 TTFT {_ms(agg.ttft_p90)} where it meets both targets), and "
             f"aggregated replicas need {agg.gpus} GPUs; separate pools need {split.prefill.gpus} "
             f"(prefill) + {split.decode.gpus} (decode) = {split.gpus}, {moving}."
         )
-    if split.gpus == agg.gpus:
+    if tie:
         return (
             f"A tie at {agg.gpus} GPUs goes to aggregated replicas: prefill is {share:.0%} of a "
             f"replica's time and rides in the decode steps at TPOT {_ms(agg.tpot)}; one pool is "
