@@ -19,6 +19,7 @@ from app.sizing.catalogue.perf_profiles import get_profile
 from app.sizing.catalogue.presets import load_preset_config
 from app.sizing.deployment.layout import Layout
 from app.sizing.memory.capacity import weights_bytes
+from app.sizing.memory.engine_weights import rank_weights
 from app.sizing.memory.kv import profile
 from app.sizing.time.step_model import Links, StepModel, experts_touched
 
@@ -39,7 +40,8 @@ def step_model(spec, gpu, tp: int, weights: int, cache, dtype: str, prof: str) -
     """One group of ``tp`` GPUs on one NVLink board (no pipeline, no expert parallelism)."""
     link = 450e9 * get_profile(prof).interconnect
     layout = Layout(tp, 1, 1, False, tp, 8, "as given", "one stage")
-    return StepModel(spec, gpu, layout, weights, dtype, cache, get_profile(prof), Links(link, link))
+    placed = rank_weights(spec, weights, tp, False, prof)
+    return StepModel(spec, gpu, layout, placed, dtype, cache, get_profile(prof), Links(link, link))
 
 
 def _model(preset: str, tp: int = 1, dtype: str = "bf16", prof: str = "pytorch"):

@@ -363,3 +363,48 @@ def test_when_every_step_carries_a_prompt_a_decoding_stream_sees_only_such_steps
     light = _tpot(0.1 / work, n, work, t_pf, t_d, 1.0, own_steps=work, own_time=work)
     assert t_d < light < t_pf
     assert _tpot(1 / work, 1, work, t_pf, t_d, 1.0, own_steps=work, own_time=work) == t_d
+
+
+def _step_model(spec, engine: str, **over):
+    req = SizingRequest(
+        gpu="H200", gpus=8, tp=8, weight_dtype="fp8", context=4096, engine=engine, **over
+    )
+    gpu, layout, _ = resolve_layout(spec, req)
+    rep = Replica(spec, req, gpu, layout.tp, layout)
+    replica, _, reason = replica_model(spec, req, gpu, layout, rep)
+    assert reason is None
+    return replica.model, rep
+
+
+@pytest.mark.parametrize("dp_attention", [False, True])
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_a_step_reads_the_weights_the_engine_placed_on_the_rank(deepseek, engine, dp_attention):
+    # Every byte the memory model places on a GPU (whole copies on every TP rank; under attention
+    # DP the whole attention, and under vLLM every non-expert weight) is read by a step that
+    # carries prompt tokens and touches every expert, except the embedding table's unread rows.
+    model, rep = _step_model(deepseek, engine, dp_attention=dp_attention)
+    p = deepseek.params
+    embedding = 2 * p.embedding if dp_attention else 2 * p.embedding / 8
+    every_expert = model.dense_bytes + model.prompt_bytes + model.routed_bytes
+    assert every_expert + embedding == pytest.approx(rep.weights_by_engine[engine], abs=8)
+
+
+def test_vllms_data_parallel_ranks_read_every_non_expert_weight(deepseek):
+    vllm, _ = _step_model(deepseek, "vllm", dp_attention=True)
+    sglang, _ = _step_model(deepseek, "sglang", dp_attention=True)
+    p = deepseek.params
+    # SGLang shards the dense layers, shared experts and head over the group; vLLM's ranks hold
+    # them whole (each is its own engine core at TP1), so a vLLM step reads 7/8 of them more.
+    width = 1.0  # FP8 body; the head is BF16
+    sharded = (p.total - p.routed - p.attention - p.embedding - p.lm_head) * width + 2 * p.lm_head
+    assert vllm.dense_bytes - sglang.dense_bytes == pytest.approx(sharded * 7 / 8, rel=0.02)
+
+
+def test_mla_decode_reads_the_up_projections_copies_not_the_checkpoints(deepseek):
+    model, _ = _step_model(deepseek, "vllm")
+    assert model.prompt_bytes > 0
+    decode = model.weight_bytes_read(64)
+    assert model.weight_bytes_read(64, prompt=True) == decode + model.prompt_bytes
+    # A step with prompt tokens reads both forms; plain PyTorch has no copies to read.
+    plain, _ = _step_model(deepseek, "pytorch")
+    assert plain.prompt_bytes == 0

@@ -33,6 +33,8 @@ turned into bytes at the rest's average width, exact for a uniform dtype.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..model.linears import ROUTER
 from ..model.spec import ModelSpec
 
@@ -62,6 +64,53 @@ def engine_weights_per_gpu(
         per_stage = whole + -(-(weights - whole) // tp)
     per_stage += mla_decode_copies(spec, 1 if dp_attention else tp, engine)
     return -(-per_stage // pp)
+
+
+@dataclass(frozen=True, slots=True)
+class RankWeights:
+    """One rank's weights over every layer (pipeline stages aside), split the way a step reads
+    them: everything but the routed experts and the input embedding is read whole each step."""
+
+    placed: int  # every weight byte the engine places on the rank
+    routed: int  # the rank's share of the routed experts (a step reads those its tokens touch)
+    lookup: int  # a separate input embedding's bytes on the rank: a step reads only its rows
+    head: int  # the output projection's bytes on the rank (the tied table without a separate head)
+    prompt_only: int  # MLA's checkpoint up-projection where decode runs on its copies
+
+    @property
+    def every_step(self) -> int:
+        """Bytes every step reads, prompt tokens or not (decode uses MLA's copies instead)."""
+        return self.placed - self.routed - self.lookup - self.prompt_only
+
+
+def rank_weights(
+    spec: ModelSpec, weights: int, tp: int, dp_attention: bool, engine: str
+) -> RankWeights:
+    """What one of ``tp`` ranks holds under ``engine`` (module docstring), for the time model:
+    under attention DP both engines keep the input embedding whole on every rank, and vLLM the
+    output head too; under TP both are split over the vocabulary."""
+    p = spec.params
+    dp = dp_attention and tp > 1
+    width = max(0, weights - 2 * (p.embedding + p.lm_head)) / max(
+        1, p.total - p.embedding - p.lm_head
+    )
+    embedding = 2 * p.embedding if dp else 2 * p.embedding / tp
+    if p.lm_head:
+        whole_head = dp and engine in WHOLE_RANK_ENGINES
+        head = 2 * p.lm_head if whole_head else 2 * p.lm_head / tp
+    else:
+        head = embedding
+    up = 0.0
+    if engine in MLA_COPY_ENGINES:  # decode reads the copies, a prompt's pass the checkpoint's
+        kv_b = sum(m.params for m in spec.linears if m.name.endswith(".kv_b_proj"))
+        up = kv_b * width / (1 if dp else tp)
+    return RankWeights(
+        placed=engine_weights_per_gpu(spec, weights, tp, 1, dp_attention, engine),
+        routed=round(p.routed * width / tp),
+        lookup=round(embedding) if p.lm_head else 0,
+        head=round(head),
+        prompt_only=round(up),
+    )
 
 
 def _dp_stage_bytes(spec: ModelSpec, weights: int, tp: int, engine: str) -> int:

@@ -20,6 +20,7 @@ from ..catalogue.perf_profiles import PerfProfile
 from ..catalogue.topology import scale_out
 from ..deployment.layout import Layout
 from ..memory.capacity import Replica
+from ..memory.engine_weights import rank_weights
 from ..model.spec import ModelSpec
 from ..search import first_above
 from .admission import cap, lanes, run, running_streams
@@ -84,11 +85,12 @@ def step_model_for(
     link, _, _ = links(gpu, layout, profile, scale_out_gbps)
     if layout.crosses_scale_up_domain:
         profile = _slower_latency(profile)
+    weights = rank_weights(spec, rep.weights, layout.tp, layout.dp_attention, profile.name)
     return StepModel(
         spec,
         gpu,
         layout,
-        rep.weights,
+        weights,
         rep.plan.precision,
         rep.step_cache,
         profile,

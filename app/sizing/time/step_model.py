@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from ..catalogue.gpus import GPU
 from ..catalogue.perf_profiles import PerfProfile
 from ..deployment.layout import Layout
+from ..memory.engine_weights import RankWeights
 from ..memory.kv import CacheProfile
 from ..model.dtypes import MODEL_DTYPE_BYTES, kv_dtype_bytes
 from ..model.spec import ModelSpec
@@ -89,7 +90,7 @@ class StepModel:
         spec: ModelSpec,
         gpu: GPU,
         layout: Layout,
-        weights_bytes: int,
+        weights: RankWeights,
         precision: str,
         cache: CacheProfile,
         profile: PerfProfile,
@@ -105,21 +106,19 @@ class StepModel:
         self.cache = cache  # one rank's cache per sequence (all heads under DP attention)
         self.profile = profile
         self.links = links
-        # The embedding lookup reads B rows, not the table; a tied table is read whole as the head.
+        # What a step reads of the rank's weights, placed as the engine places them
+        # (memory/engine_weights.py): the copies vLLM and SGLang keep whole on every TP rank, the
+        # whole attention (under vLLM every non-expert weight) on each attention-DP rank, MLA's
+        # decode copies. The embedding lookup reads B rows, not the table; a tied table is read
+        # whole as the head; the routed experts as far as the step's tokens touch them.
+        self.dense_bytes = weights.every_step
+        self.prompt_bytes = weights.prompt_only  # MLA's up-projection, read by prompt passes
+        self.head_bytes = weights.head
+        self.routed_bytes = weights.routed
         kept = p.embedding + p.lm_head
         lookup_only = p.embedding if p.lm_head else 0
-        body_bytes = max(0, weights_bytes - MODEL_DTYPE_BYTES * kept)
-        per_param = body_bytes / max(1, p.total - kept)
-        routed_bytes = per_param * p.routed
-        attention_bytes = per_param * p.attention
-        rest = weights_bytes - MODEL_DTYPE_BYTES * lookup_only - routed_bytes
-        # Under DP attention every rank reads the whole attention, and its share of the rest.
-        self.dense_bytes = attention_bytes + (rest - attention_bytes) / tp if self.dp else rest / tp
-        # The output projection (the tied table when there is no separate head), vocab-parallel.
         head = p.lm_head or p.embedding
-        self.head_bytes = MODEL_DTYPE_BYTES * head / tp
         self.head_flops_per_token = 2 * head / tp
-        self.routed_bytes = routed_bytes / tp
         self.moe = (
             MoeShape(
                 p.experts,
@@ -193,9 +192,11 @@ class StepModel:
 
     # -- the pieces -----------------------------------------------------------------------
 
-    def weight_bytes_read(self, tokens: float) -> float:
+    def weight_bytes_read(self, tokens: float, prompt: bool = False) -> float:
+        """Bytes of weights a step of ``tokens`` reads (``prompt``: some are prompt tokens)."""
         share = self.moe.touched_share(tokens) if self.moe else 0.0
-        return self.dense_bytes + self.routed_bytes * share
+        dense = self.dense_bytes + (self.prompt_bytes if prompt else 0)
+        return dense + self.routed_bytes * share
 
     def linear_flops(self, tokens: float) -> float:
         routed = self.routed_flops_per_token * tokens
@@ -263,7 +264,7 @@ class StepModel:
         attention the prompt tokens are spread evenly over ``prefill_ranks`` ranks (1: one
         prompt's chunk on one rank), each running every head: the busiest rank sets the step."""
         tokens = decode * queries + prefill
-        w_bytes = self.weight_bytes_read(tokens)
+        w_bytes = self.weight_bytes_read(tokens, prefill > 0)
         t_w = w_bytes / self.bw_weights
         # Attention on the busiest rank, relative to an even split over the group's tp.
         r = max(1.0, min(float(self.tp), prefill_ranks)) if self.dp else float(self.tp)
