@@ -18,6 +18,7 @@ from app.sizing.catalogue.trtllm_bench import (
     finetune_setting,
 )
 from app.sizing.memory.capacity import Replica
+from app.sizing.memory.engine_weights import rank_weights
 from app.sizing.memory.placement import resolve_layout
 from app.sizing.time.admission import cap, lane_budget
 from app.sizing.time.attention_cost import L_HALF
@@ -408,3 +409,17 @@ def test_mla_decode_reads_the_up_projections_copies_not_the_checkpoints(deepseek
     # A step with prompt tokens reads both forms; plain PyTorch has no copies to read.
     plain, _ = _step_model(deepseek, "pytorch")
     assert plain.prompt_bytes == 0
+
+
+def test_a_matrix_kept_whole_on_every_tp_rank_is_multiplied_whole_there(deepseek):
+    # vLLM runs q_a_proj / kv_a_proj_with_mqa (disable_tp=True) and the router (GateLinear) on
+    # every token on every rank: their FLOPs are not split by TP, as their bytes are not.
+    vllm, _ = _step_model(deepseek, "vllm")
+    plain, _ = _step_model(deepseek, "pytorch")  # no whole copies modelled
+    whole = rank_weights(deepseek, _step_model(deepseek, "vllm")[1].weights, 8, False, "vllm")
+    assert whole.whole_params > 0.9e9  # about a billion on DeepSeek-V3
+    extra = vllm.dense_flops_per_token - plain.dense_flops_per_token
+    assert extra == pytest.approx(2 * whole.whole_params * 7 / 8)
+    # Attention-DP ranks run their own tokens through their whole weights: nothing repeats.
+    dp, _ = _step_model(deepseek, "vllm", dp_attention=True)
+    assert dp.dense_flops_per_token == pytest.approx(plain.dense_flops_per_token)

@@ -76,6 +76,7 @@ class RankWeights:
     lookup: int  # a separate input embedding's bytes on the rank: a step reads only its rows
     head: int  # the output projection's bytes on the rank (the tied table without a separate head)
     prompt_only: int  # MLA's checkpoint up-projection where decode runs on its copies
+    whole_params: float = 0.0  # parameters every TP rank multiplies whole, for every token
 
     @property
     def every_step(self) -> int:
@@ -104,12 +105,16 @@ def rank_weights(
     if engine in MLA_COPY_ENGINES:  # decode reads the copies, a prompt's pass the checkpoint's
         kv_b = sum(m.params for m in spec.linears if m.name.endswith(".kv_b_proj"))
         up = kv_b * width / (1 if dp else tp)
+    # Under TP a whole copy multiplies every token on every rank; under attention DP each rank
+    # runs its own tokens through its whole weights, so no product is repeated.
+    whole = 0 if dp else tp_whole_copies(spec, weights, tp, engine)
     return RankWeights(
         placed=engine_weights_per_gpu(spec, weights, tp, 1, dp_attention, engine),
         routed=round(p.routed * width / tp),
         lookup=round(embedding) if p.lm_head else 0,
         head=round(head),
         prompt_only=round(up),
+        whole_params=whole / width if width else 0.0,
     )
 
 

@@ -133,7 +133,9 @@ class StepModel:
             else None
         )
         active_routed = p.routed * p.experts_per_token / p.experts if p.experts else 0
-        self.dense_flops_per_token = 2 * (p.active - lookup_only - active_routed) / tp
+        # A matrix kept whole on every TP rank is multiplied whole there, not a 1/tp share of it.
+        repeated = weights.whole_params * (1 - 1 / tp)
+        self.dense_flops_per_token = 2 * ((p.active - lookup_only - active_routed) / tp + repeated)
         self.routed_flops_per_token = 2 * active_routed / tp
         # Under DP attention a prompt's chunk runs on one rank: its attention projections are not
         # shared by the group (the others wait for it at the next MoE layer). Prompts spread
