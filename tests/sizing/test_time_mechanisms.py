@@ -386,7 +386,7 @@ def test_a_step_reads_the_weights_the_engine_placed_on_the_rank(deepseek, engine
     model, rep = _step_model(deepseek, engine, dp_attention=dp_attention)
     p = deepseek.params
     embedding = 2 * p.embedding if dp_attention else 2 * p.embedding / 8
-    every_expert = model.dense_bytes + model.prompt_bytes + model.routed_bytes
+    every_expert = model.dense_bytes + model.prompt_bytes + model.decode_bytes + model.routed_bytes
     assert every_expert + embedding == pytest.approx(rep.weights_by_engine[engine], abs=8)
 
 
@@ -406,6 +406,9 @@ def test_mla_decode_reads_the_up_projections_copies_not_the_checkpoints(deepseek
     assert model.prompt_bytes > 0
     decode = model.weight_bytes_read(64)
     assert model.weight_bytes_read(64, prompt=True) == decode + model.prompt_bytes
+    # A pass of prompt tokens alone reads the checkpoint's matrix, not the decode copies.
+    alone = model.weight_bytes_read(64, prompt=True, decode=False)
+    assert alone == decode + model.prompt_bytes - model.decode_bytes
     # A step with prompt tokens reads both forms; plain PyTorch has no copies to read.
     plain, _ = _step_model(deepseek, "pytorch")
     assert plain.prompt_bytes == 0

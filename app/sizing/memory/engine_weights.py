@@ -76,12 +76,13 @@ class RankWeights:
     lookup: int  # a separate input embedding's bytes on the rank: a step reads only its rows
     head: int  # the output projection's bytes on the rank (the tied table without a separate head)
     prompt_only: int  # MLA's checkpoint up-projection where decode runs on its copies
+    decode_only: int  # those copies: read only by steps that carry decoding sequences
     whole_params: float = 0.0  # parameters every TP rank multiplies whole, for every token
 
     @property
     def every_step(self) -> int:
-        """Bytes every step reads, prompt tokens or not (decode uses MLA's copies instead)."""
-        return self.placed - self.routed - self.lookup - self.prompt_only
+        """Bytes every step reads, whatever its mix of prompt tokens and decoding sequences."""
+        return self.placed - self.routed - self.lookup - self.prompt_only - self.decode_only
 
 
 def rank_weights(
@@ -102,7 +103,8 @@ def rank_weights(
     else:
         head = embedding
     up = 0.0
-    if engine in MLA_COPY_ENGINES:  # decode reads the copies, a prompt's pass the checkpoint's
+    copies = mla_decode_copies(spec, 1 if dp else tp, engine)
+    if copies:  # decode reads the copies, a prompt's pass the checkpoint's matrix
         kv_b = sum(m.params for m in spec.linears if m.name.endswith(".kv_b_proj"))
         up = kv_b * width / (1 if dp else tp)
     # Under TP a whole copy multiplies every token on every rank; under attention DP each rank
@@ -114,6 +116,7 @@ def rank_weights(
         lookup=round(embedding) if p.lm_head else 0,
         head=round(head),
         prompt_only=round(up),
+        decode_only=copies,
         whole_params=whole / width if width else 0.0,
     )
 

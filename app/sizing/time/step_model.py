@@ -113,6 +113,7 @@ class StepModel:
         # whole as the head; the routed experts as far as the step's tokens touch them.
         self.dense_bytes = weights.every_step
         self.prompt_bytes = weights.prompt_only  # MLA's up-projection, read by prompt passes
+        self.decode_bytes = weights.decode_only  # its decode copies, read by decoding passes
         self.head_bytes = weights.head
         self.routed_bytes = weights.routed
         kept = p.embedding + p.lm_head
@@ -194,10 +195,12 @@ class StepModel:
 
     # -- the pieces -----------------------------------------------------------------------
 
-    def weight_bytes_read(self, tokens: float, prompt: bool = False) -> float:
-        """Bytes of weights a step of ``tokens`` reads (``prompt``: some are prompt tokens)."""
+    def weight_bytes_read(self, tokens: float, prompt: bool = False, decode: bool = True) -> float:
+        """Bytes of weights a step of ``tokens`` reads (``prompt``: some are prompt tokens;
+        ``decode``: some sequences decode)."""
         share = self.moe.touched_share(tokens) if self.moe else 0.0
         dense = self.dense_bytes + (self.prompt_bytes if prompt else 0)
+        dense += self.decode_bytes if decode else 0
         return dense + self.routed_bytes * share
 
     def linear_flops(self, tokens: float) -> float:
@@ -266,7 +269,7 @@ class StepModel:
         attention the prompt tokens are spread evenly over ``prefill_ranks`` ranks (1: one
         prompt's chunk on one rank), each running every head: the busiest rank sets the step."""
         tokens = decode * queries + prefill
-        w_bytes = self.weight_bytes_read(tokens, prefill > 0)
+        w_bytes = self.weight_bytes_read(tokens, prefill > 0, decode > 0)
         t_w = w_bytes / self.bw_weights
         # Attention on the busiest rank, relative to an even split over the group's tp.
         r = max(1.0, min(float(self.tp), prefill_ranks)) if self.dp else float(self.tp)
