@@ -131,6 +131,29 @@ def test_max_context_for_concurrency_and_unbounded_when_all_windowed():
     assert mistral.kv_bytes_per_sequence == 131_072 * 4096
 
 
+def test_max_context_under_attention_dp_is_one_ranks_share_of_the_sequences():
+    # Each data-parallel rank holds its own whole sequences in its own pool: 128 sequences on
+    # 8 ranks are 16 per GPU, so the context they can each reach is one pool over 16.
+    spec = load_preset("glm-5")
+    req = SizingRequest(
+        gpu="H200",
+        gpus=8,
+        tp=8,
+        ep=8,
+        dp_attention=True,
+        weight_dtype="fp8",
+        context=9000,
+        concurrency=128,
+    )
+    result = size(spec, req)
+    per_token = result.kv_bytes_per_token_per_gpu
+    assert result.fits and result.max_concurrency >= 128
+    assert result.max_context >= 9000
+    assert result.max_context == pytest.approx(
+        result.kv_budget_bytes_per_gpu / 16 / per_token, rel=0.01
+    )
+
+
 def test_whole_sequences_are_not_pooled_across_replicas():
     spec = load_preset("llama-3.1-8b")
     result = size(spec, SizingRequest(gpu="H100-SXM", gpus=3, tp=1, context=131_072))

@@ -41,7 +41,10 @@ def size(
     per_token_gpu = rep.profile.per_token
     seq_gpu = rep.profile.bytes_at(context)
     need_per_replica = -(-req.concurrency // replicas)
-    pool_context = rep.profile.max_context(budget, need_per_replica) if budget > 0 else 0
+    # One GPU's pool holds one rank's sequences: under attention DP a replica's are spread over
+    # its ranks, each holding whole sequences.
+    need_per_rank = -(-need_per_replica // rep.ranks)
+    pool_context = rep.profile.max_context(budget, need_per_rank) if budget > 0 else 0
     max_context, limited_by = _cap_context(pool_context, spec.context_limit)
     fits = rep.fits_weights and max_concurrency >= req.concurrency
     reason = weights_reason(rep, gpu, req) or _kv_reason(
