@@ -67,7 +67,7 @@ METRICS: tuple[tuple[str, str, Any, bool | None], ...] = (
     ("KV capacity (tokens per replica)", "kv_capacity_tokens", fmt.exact, True),
     ("Max concurrency", "max_concurrency", fmt.exact, True),
     ("Max context (tokens)", "max_context", fmt.exact, True),
-    ("Minimum GPUs", "min_gpus", fmt.exact, False),
+    ("Minimum GPUs (TP alone)", "min_gpus", fmt.exact, False),
     ("GPUs", "gpus", fmt.exact, None),
     ("Replicas", "replicas", fmt.exact, None),
 )

@@ -88,7 +88,7 @@ def format_report(r: SizingResult) -> str:
             else f"{fmt_int(r.max_context)} tokens"
             + (f"  (set by {r.max_context_limited_by})" if r.max_context_limited_by else ""),
         ),
-        _row("min GPUs (one replica)", fmt_int(r.min_gpus)),
+        _row("min GPUs (one replica, TP alone)", fmt_int(r.min_gpus)),
         _row(
             f"legal tp degrees on {_count(i['gpus'], 'GPU')}",
             ", ".join(map(str, r.tp_degrees)) or "none",
