@@ -199,8 +199,10 @@ def _layout_notes(req: SizingRequest, layout: Layout) -> list[str]:
         )
     if layout.pp > 1:
         notes.append(
-            f"pp={layout.pp} ({layout.pp_source}): each GPU holds its stage's share of the layers "
-            "(the largest stage's, ceil(layers / pp)) of weights and KV."
+            f"pp={layout.pp} ({layout.pp_source}): each GPU holds its stage's layers (vLLM's "
+            "split, ceil(layers / pp) at most) with their KV and CUDA graphs, the input embedding "
+            "on the first stage and the output head on the last; the figures are the heaviest "
+            "stage's."
         )
     if layout.dp_attention:
         notes.append(

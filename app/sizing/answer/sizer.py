@@ -141,6 +141,7 @@ def size(
                 ranks=rep.ranks,
                 dp_attention=rep.dp_attention,
                 weights_by_engine=rep.weights_by_engine,
+                pp=rep.pp,
             )
         ),
         checkpoint_index=None if index is None else _checked(spec, index),

@@ -167,6 +167,7 @@ class Replica:
         self.weights_per_gpu = self.weights_by_engine[engine]
         self.spec = spec
         self._estimate = (spec, gpu, reserve_tp(tp, self.dp_attention, engine))
+        self._stages = self.pp
         self._batch_limits = (req.max_batch, req.max_num_tokens)  # vLLM's, when a launch sets them
         rank_tp = 1 if self.dp_attention else tp
         kv_bytes = kv_dtype_bytes(req.kv_dtype)
@@ -181,7 +182,7 @@ class Replica:
         # The pool under the chosen engine's start-up rule (engine_pool.py): vLLM's unless
         # SGLang or TensorRT-LLM is asked; its reserve is the engine's estimate unless given.
         self.ranks = tp if self.dp_attention else 1  # ranks holding separate sequences
-        self.pool = engine_pool(spec, req, gpu, tp, self.weights_per_gpu, self.ranks)
+        self.pool = engine_pool(spec, req, gpu, tp, self.weights_per_gpu, self.ranks, self.pp)
         self.usable, self.reserve = self.pool.usable, self.pool.reserve
         if req.kv_budget_bytes is not None:
             self.usable = usable_bytes(gpu, req.gpu_util)
@@ -202,8 +203,8 @@ class Replica:
         """The reserve's estimate with its formulas (built when a result shows it): TensorRT-LLM's
         when its rule sizes the pool, else vLLM's (SGLang's reserve is a share of the total)."""
         if self.pool.engine == "trtllm":
-            return trtllm_overhead(*self._estimate)
-        return vllm_overhead(*self._estimate, *self._batch_limits)
+            return trtllm_overhead(*self._estimate, self._stages)
+        return vllm_overhead(*self._estimate, *self._batch_limits, self._stages)
 
     def sequences(self, context: int) -> int:
         """Whole sequences of ``context`` tokens one replica holds."""

@@ -116,9 +116,11 @@ def engine_pool(
     tp: int,
     weights_per_gpu: int,
     ranks: int = 1,
+    pp: int = 1,
 ) -> Pool:
     """One GPU's pool under the chosen engine's start-up rule; ``ranks``: the attention
-    data-parallel ranks of the group (SGLang reserves more for their decode graphs)."""
+    data-parallel ranks of the group (SGLang reserves more for their decode graphs); ``pp``: the
+    pipeline stages (each captures graphs for its own layers)."""
     engine = memory_engine(req)
     total = gpu.memory_bytes
     w = weights_per_gpu
@@ -131,7 +133,7 @@ def engine_pool(
         reserve = req.reserve_bytes if given else math.floor(total * (1 - fraction))
         return Pool(engine, total, reserve, total - w - reserve, total, w, fraction, given)
     if engine == "trtllm":
-        reserve = req.reserve_bytes if given else trtllm_reserve(spec, gpu, tp)
+        reserve = req.reserve_bytes if given else trtllm_reserve(spec, gpu, tp, pp)
         budget = math.floor(max(0, total - w - reserve) * TRTLLM_FRACTION)
         usable = w + reserve + budget if budget > 0 else total
         return Pool(engine, usable, reserve, budget, total, w, TRTLLM_FRACTION, given)
@@ -140,7 +142,7 @@ def engine_pool(
     reserve = (
         req.reserve_bytes
         if given
-        else vllm_reserve(spec, gpu, rank, req.max_batch, req.max_num_tokens)
+        else vllm_reserve(spec, gpu, rank, req.max_batch, req.max_num_tokens, pp)
     )
     return Pool("vllm", usable, reserve, usable - w - reserve, total, w, req.gpu_util, given)
 

@@ -56,14 +56,47 @@ COPY_BYTES = 2  # bf16, the model dtype these checkpoints run in
 def engine_weights_per_gpu(
     spec: ModelSpec, weights: int, tp: int, pp: int, dp_attention: bool, engine: str
 ) -> int:
-    """One GPU's weight bytes for a group of ``tp`` ranks ``pp`` stages deep under ``engine``."""
+    """One GPU's weight bytes for a group of ``tp`` ranks ``pp`` stages deep under ``engine``:
+    with pipeline stages, the heaviest stage's (``stage_weights``)."""
     if dp_attention:
         per_stage = _dp_stage_bytes(spec, weights, tp, engine)
     else:
         whole = tp_whole_copies(spec, weights, tp, engine)
         per_stage = whole + -(-(weights - whole) // tp)
     per_stage += mla_decode_copies(spec, 1 if dp_attention else tp, engine)
-    return -(-per_stage // pp)
+    if pp == 1:
+        return per_stage
+    return max(stage_weights(spec, weights, per_stage, tp, pp, dp_attention, engine))
+
+
+def pipeline_stages(layers: int, pp: int) -> list[int]:
+    """Decoder layers per stage as vLLM splits them (``distributed/utils.py`` ``get_pp_indices``,
+    which SGLang reuses): an even share, and any remainder one each on the stages before the
+    last, from the second-last back."""
+    parts = [layers // pp] * pp
+    for i in range(2, layers % pp + 2):
+        parts[-i] += 1
+    return parts
+
+
+def stage_weights(
+    spec: ModelSpec, weights: int, rank_bytes: int, tp: int, pp: int, dp: bool, engine: str
+) -> list[int]:
+    """Each stage's bytes on one rank of its group, ``rank_bytes`` being the whole model's: the
+    layers split as ``pipeline_stages``, the input embedding on the first stage and the output
+    head on the last (a tied table on both: vLLM's ``PPMissingLayer`` elsewhere, llama.py)."""
+    rank = rank_weights(spec, weights, tp, dp, engine)
+    tied = not spec.params.lm_head
+    table = rank.head if tied else rank.lookup
+    head = 0 if tied else rank.head
+    body = rank_bytes - table - head
+    layers = spec.num_layers
+    sizes = []
+    for k, n in enumerate(pipeline_stages(layers, pp)):
+        first, last = k == 0, k == pp - 1
+        ends = (table if first or (tied and last) else 0) + (head if last else 0)
+        sizes.append(-(-body * n // layers) + ends)
+    return sizes
 
 
 @dataclass(frozen=True, slots=True)

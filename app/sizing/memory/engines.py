@@ -82,6 +82,7 @@ class Setup:
     ranks: int = 1  # ranks of the replica holding separate sequences (attention data-parallel)
     dp_attention: bool = False
     weights_by_engine: dict[str, int] | None = None  # under attention DP: each engine's placement
+    pp: int = 1  # pipeline stages: each GPU holds, and captures graphs for, its stage's layers
 
     def weights(self, engine: str) -> int:
         """One GPU's weight bytes as ``engine`` places them (dp_placement.py)."""
@@ -133,7 +134,9 @@ def vllm_memory(setup: Setup) -> dict[str, Any]:
     requested = math.ceil(setup.gpu.memory_bytes * util)
     req = setup.req
     rank = reserve_tp(setup.tp, setup.dp_attention, "vllm")
-    overhead = vllm_overhead(setup.spec, setup.gpu, rank, req.max_batch, req.max_num_tokens)
+    overhead = vllm_overhead(
+        setup.spec, setup.gpu, rank, req.max_batch, req.max_num_tokens, setup.pp
+    )
     weights = setup.weights("vllm")
     pool = requested - weights - overhead.total
     return {
@@ -248,7 +251,7 @@ def trtllm_memory(setup: Setup) -> dict[str, Any]:
         return _explicit_budget(
             setup, "trtllm", "kv_cache_config.max_gpu_total_bytes (extra options)", source
         )
-    overhead: Overhead = trtllm_overhead(setup.spec, setup.gpu, setup.tp)
+    overhead: Overhead = trtllm_overhead(setup.spec, setup.gpu, setup.tp, setup.pp)
     weights = setup.weights("trtllm")
     free = setup.gpu.memory_bytes - weights - overhead.total
     pool = math.floor(max(free, 0) * TRTLLM_FRACTION)

@@ -156,14 +156,16 @@ def _layer_rows(spec: ModelSpec) -> tuple[tuple[int, int, int, int], ...]:
     return tuple((split, full, graph, n) for (split, full, graph), n in alike.items())
 
 
-def working_set(spec: ModelSpec, tp: int) -> tuple[int, int]:
-    """(largest layer's elements per token on one GPU, all layers' piecewise-graph boundary
+def working_set(spec: ModelSpec, tp: int, pp: int = 1) -> tuple[int, int]:
+    """(largest layer's elements per token on one GPU, its stage's piecewise-graph boundary
     elements per token on one GPU: the residual stream plus the attention inputs and output,
-    split by tp)."""
+    split by tp, over the layers of the largest of ``pp`` pipeline stages, which captures graphs
+    for its own layers only)."""
     rows = _layer_rows(spec)
     largest = max(-(-split // tp) + full for split, full, _, _ in rows)
     boundary = sum(n * (spec.hidden_size + -(-graph // tp)) for _, _, graph, n in rows)
-    return largest, boundary
+    layers = max(1, spec.num_layers)
+    return largest, -(-boundary * -(-layers // pp) // layers)
 
 
 def activation_peak(spec: ModelSpec, tp: int, tokens: int, rows: int, source: str) -> Part:
@@ -183,15 +185,16 @@ def activation_peak(spec: ModelSpec, tp: int, tokens: int, rows: int, source: st
     )
 
 
-def cuda_graphs(spec: ModelSpec, tp: int, sizes: tuple[int, ...], source: str) -> Part:
-    """The largest captured batch's boundary tensors, held in every layer."""
-    _, every_layer = working_set(spec, tp)
+def cuda_graphs(spec: ModelSpec, tp: int, sizes: tuple[int, ...], source: str, pp: int = 1) -> Part:
+    """The largest captured batch's boundary tensors, held in every layer of the stage."""
+    _, every_layer = working_set(spec, tp, pp)
     largest = max(sizes)
     total = largest * BF16 * every_layer
     return Part(
         "cuda_graphs",
         total,
-        "largest captured batch × 2 B × Σ layers' (hidden + attention inputs and output ÷ tp) "
+        "largest captured batch × 2 B × Σ the stage's layers' (hidden + attention inputs and "
+        "output ÷ tp) "
         f"({len(sizes)} batch sizes captured into one shared pool)",
         f"{largest:,} × 2 × {every_layer:,} = {fmt_bytes(total)}",
         source,
@@ -200,11 +203,16 @@ def cuda_graphs(spec: ModelSpec, tp: int, sizes: tuple[int, ...], source: str) -
 
 @spec_memo
 def vllm_reserve(
-    spec: ModelSpec, gpu: GPU, tp: int, seqs: int | None = None, tokens: int | None = None
+    spec: ModelSpec,
+    gpu: GPU,
+    tp: int,
+    seqs: int | None = None,
+    tokens: int | None = None,
+    pp: int = 1,
 ) -> int:
     """The total of ``vllm_overhead`` without building its text (capacity asks it per tp)."""
     limits = vllm_limits(gpu, seqs, tokens)
-    largest, boundary = working_set(spec, tp)
+    largest, boundary = working_set(spec, tp, pp)
     rows = min(limits.max_num_batched_tokens, limits.max_num_seqs)
     forward = limits.max_num_batched_tokens * BF16 * largest
     sampler = rows * spec.vocab_size * SAMPLER_BYTES_PER_LOGIT + rows * BF16 * spec.hidden_size
@@ -213,7 +221,12 @@ def vllm_reserve(
 
 @spec_memo
 def vllm_overhead(
-    spec: ModelSpec, gpu: GPU, tp: int, seqs: int | None = None, tokens: int | None = None
+    spec: ModelSpec,
+    gpu: GPU,
+    tp: int,
+    seqs: int | None = None,
+    tokens: int | None = None,
+    pp: int = 1,
 ) -> Overhead:
     """vLLM's non-KV memory per GPU beyond weights, as its profile run and capture take it,
     at the server's batch defaults or the ``max_num_seqs`` / ``max_num_batched_tokens`` given."""
@@ -231,7 +244,7 @@ def vllm_overhead(
         "vllm",
         (
             activation_peak(spec, tp, limits.max_num_batched_tokens, rows, profile),
-            cuda_graphs(spec, tp, limits.capture_sizes, capture),
+            cuda_graphs(spec, tp, limits.capture_sizes, capture, pp),
         ),
         {
             "max_num_batched_tokens": limits.max_num_batched_tokens,
@@ -243,11 +256,11 @@ def vllm_overhead(
 
 
 @spec_memo
-def trtllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
+def trtllm_reserve(spec: ModelSpec, gpu: GPU, tp: int, pp: int = 1) -> int:
     """The total of ``trtllm_overhead`` without building its text."""
     limit = spec.context_limit or TRTLLM_MAX_NUM_TOKENS
     requests = -(-TRTLLM_MAX_NUM_TOKENS // max(1, min(TRTLLM_MAX_NUM_TOKENS, limit - 1)))
-    largest, boundary = working_set(spec, tp)
+    largest, boundary = working_set(spec, tp, pp)
     forward = TRTLLM_MAX_NUM_TOKENS * BF16 * largest
     sampler = requests * spec.vocab_size * SAMPLER_BYTES_PER_LOGIT
     sampler += requests * BF16 * spec.hidden_size
@@ -255,7 +268,7 @@ def trtllm_reserve(spec: ModelSpec, gpu: GPU, tp: int) -> int:
 
 
 @spec_memo
-def trtllm_overhead(spec: ModelSpec, gpu: GPU, tp: int) -> Overhead:
+def trtllm_overhead(spec: ModelSpec, gpu: GPU, tp: int, pp: int = 1) -> Overhead:
     """TensorRT-LLM's profiling pass (dummy context requests filling max_num_tokens) and its
     decode-only CUDA graphs."""
     limit = spec.context_limit or TRTLLM_MAX_NUM_TOKENS
@@ -270,7 +283,7 @@ def trtllm_overhead(spec: ModelSpec, gpu: GPU, tp: int) -> Overhead:
         "trtllm",
         (
             activation_peak(spec, tp, TRTLLM_MAX_NUM_TOKENS, requests, source),
-            cuda_graphs(spec, tp, TRTLLM_GRAPH_SIZES, graphs),
+            cuda_graphs(spec, tp, TRTLLM_GRAPH_SIZES, graphs, pp),
         ),
         {
             "max_num_tokens": TRTLLM_MAX_NUM_TOKENS,

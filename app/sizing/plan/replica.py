@@ -119,6 +119,7 @@ class ReplicaCurve:
             self.memory.profile,
             dp_attention=self.memory.dp_attention,
             weights_by_engine=self.memory.weights_by_engine,
+            pp=self.memory.pp,
         )
         return int(rule(setup)["sequences_per_replica"]) * self.memory.ranks
 
