@@ -166,15 +166,16 @@ def check_wrapped_sums(path: Path, body: str, collector: Collector) -> None:
     """Lines that markdown would turn into a block though the author wrapped a sentence: house
     style writes lists with '-', so a line starting '+ ' is a sum carried onto a new line; and a
     line starting '> ' straight after a line of prose is a comparison carried over, not a quote
-    (a real quote follows a blank line)."""
-    if "\n+ " not in "\n" + body and "\n>" not in "\n" + body:
+    (a real quote follows a blank line). Indented the same: inside a list item's continuation
+    either becomes a nested list or quote."""
+    if "+ " not in body and ">" not in body:
         return  # nearly every page: nothing to look at
     in_fence = False
     previous = ""
     for number, line in enumerate(body.splitlines(), 1):
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
-        elif not in_fence and line.startswith("+ "):
+        elif not in_fence and line.lstrip().startswith("+ "):
             collector.add(
                 path,
                 f"line {number} of the body starts with '+ ', which markdown makes a list item; "
@@ -183,9 +184,9 @@ def check_wrapped_sums(path: Path, body: str, collector: Collector) -> None:
             )
         elif (
             not in_fence
-            and line.startswith(">")
+            and line.lstrip().startswith(">")
             and previous.strip()
-            and not previous.startswith(">")
+            and not previous.lstrip().startswith(">")
         ):
             collector.add(
                 path,

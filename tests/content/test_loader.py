@@ -104,9 +104,11 @@ def test_a_sum_wrapped_onto_a_plus_line_is_refused(tmp_path: Path) -> None:
     collector = Collector(tmp_path)
     body = (
         "Weights 4 ms\n+ cache 11 ms = 15 ms.\n\n```text\n+ inside a fence is fine\n```\n- a list\n"
+        "- an item whose sentence wraps at the all-reduce\n  + RMSNorm fusion, a nested list\n"
     )
     check_wrapped_sums(tmp_path / "page.md", body, collector)
     assert [error.message for error in collector.errors] == [
-        "line 2 of the body starts with '+ ', which markdown makes a list item; "
+        f"line {n} of the body starts with '+ ', which markdown makes a list item; "
         "end the previous line with the '+' instead"
+        for n in (2, 9)
     ]
