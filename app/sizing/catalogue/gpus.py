@@ -307,3 +307,26 @@ def get_gpu(gpu_id: str) -> GPU:
         close = []
     hint = f" Did you mean {', '.join(_BY_LOWER[c].id for c in close)}?" if close else ""
     raise UnknownGPUError(f"unknown GPU {gpu_id!r}.{hint} Known: {', '.join(GPUS)}.", field="gpu")
+
+
+# NVIDIA compute capability (major × 10 + minor), from NVIDIA's CUDA GPUs page
+# (developer.nvidia.com/cuda-gpus): engines key kernels and defaults on it, not on product names.
+COMPUTE_CAPABILITY: dict[str, int] = {
+    "A100-40GB": 80,
+    "A100-80GB": 80,
+    "L40S": 89,
+    "H100-SXM": 90,
+    "H100-NVL": 90,
+    "H200": 90,
+    "B200": 100,
+    "GB200": 100,
+    "B300": 103,
+    "RTX-PRO-6000": 120,
+}
+
+
+def capability_family(gpu: GPU) -> int | None:
+    """The compute capability's major version × 10 (100 for every data-centre Blackwell part),
+    as vLLM's ``is_device_capability_family`` compares it; None off NVIDIA's table."""
+    cc = COMPUTE_CAPABILITY.get(gpu.id)
+    return None if cc is None else cc // 10 * 10

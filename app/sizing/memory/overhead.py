@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..catalogue.engines import vllm_batch_defaults
-from ..catalogue.gpus import GPU
+from ..catalogue.gpus import GPU, capability_family
 from ..model.linears import ATTENTION, EXPERTS, MIXER
 from ..model.spec import ModelSpec
 from ..spec_memo import spec_memo
@@ -111,7 +111,7 @@ def vllm_limits(gpu: GPU, seqs: int | None = None, tokens: int | None = None) ->
     defaults = vllm_batch_defaults(gpu)
     tokens = tokens or defaults.max_num_batched_tokens
     seqs = seqs or defaults.max_num_seqs
-    ceiling = 1024 if gpu.id in ("B200", "B300") else 512
+    ceiling = 1024 if capability_family(gpu) == 100 else 512
     largest = min(2 * seqs, ceiling, tokens)
     sizes = [s for s in [1, 2, 4, *range(8, 256, 8), *range(256, largest + 1, 16)] if s <= largest]
     if tokens <= largest and tokens not in sizes:

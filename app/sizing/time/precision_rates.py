@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..catalogue.gpus import GPU
+from ..catalogue.gpus import COMPUTE_CAPABILITY, GPU
 
 # Weight-only (W4A16/W8A16) kernels unpack every weight in the main loop. Marlin's README (A10)
 # shows it within a few percent of the ideal speed-up up to batch 128; Hopper kernels and engine
@@ -51,20 +51,7 @@ SUSTAINED_FP8_SHARE: dict[str, float] = {
 # TensorRT-LLM runs MLA's context (prefill) attention in FP8 whenever the KV cache is FP8 on
 # compute capability 9.0, 10.0, 10.3 and 12.0: its attention op sets mFP8ContextMLA from the SM
 # version and hasFp8KvCache() alone (cpp/tensorrt_llm/thop/attentionOp.cpp). Other attention,
-# and the other engines' prefill, are timed at the bf16 rate. Capabilities: NVIDIA's CUDA GPUs
-# page (developer.nvidia.com/cuda-gpus).
-COMPUTE_CAPABILITY: dict[str, int] = {
-    "A100-40GB": 80,
-    "A100-80GB": 80,
-    "L40S": 89,
-    "H100-SXM": 90,
-    "H100-NVL": 90,
-    "H200": 90,
-    "B200": 100,
-    "GB200": 100,
-    "B300": 103,
-    "RTX-PRO-6000": 120,
-}
+# and the other engines' prefill, are timed at the bf16 rate.
 FP8_CONTEXT_MLA_SM = frozenset({90, 100, 103, 120})
 
 FP4_FAMILIES = frozenset({"fp4", "nvfp4", "mxfp4"})
