@@ -167,7 +167,6 @@ class Replica:
         self.weights_per_gpu = self.weights_by_engine[engine]
         self.spec = spec
         self._estimate = (spec, gpu, reserve_tp(tp, self.dp_attention, engine))
-        self._stages = self.pp
         self._batch_limits = (req.max_batch, req.max_num_tokens)  # vLLM's, when a launch sets them
         rank_tp = 1 if self.dp_attention else tp
         kv_bytes = kv_dtype_bytes(req.kv_dtype)
@@ -203,8 +202,8 @@ class Replica:
         """The reserve's estimate with its formulas (built when a result shows it): TensorRT-LLM's
         when its rule sizes the pool, else vLLM's (SGLang's reserve is a share of the total)."""
         if self.pool.engine == "trtllm":
-            return trtllm_overhead(*self._estimate, self._stages)
-        return vllm_overhead(*self._estimate, *self._batch_limits, self._stages)
+            return trtllm_overhead(*self._estimate, self.pp)
+        return vllm_overhead(*self._estimate, *self._batch_limits, self.pp)
 
     def sequences(self, context: int) -> int:
         """Whole sequences of ``context`` tokens one replica holds."""
