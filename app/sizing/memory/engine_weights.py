@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from ..model.linears import ROUTER
 from ..model.spec import ModelSpec
+from ..spec_memo import spec_memo
 
 # Engines whose data-parallel ranks each hold every non-expert weight.
 WHOLE_RANK_ENGINES = frozenset({"vllm"})
@@ -118,6 +119,7 @@ class RankWeights:
         return self.placed - self.routed - self.lookup - self.prompt_only - self.decode_only
 
 
+@spec_memo  # asked for every replica model the planner builds
 def rank_weights(
     spec: ModelSpec, weights: int, tp: int, dp_attention: bool, engine: str
 ) -> RankWeights:
@@ -126,9 +128,7 @@ def rank_weights(
     output head too; under TP both are split over the vocabulary."""
     p = spec.params
     dp = dp_attention and tp > 1
-    width = max(0, weights - 2 * (p.embedding + p.lm_head)) / max(
-        1, p.total - p.embedding - p.lm_head
-    )
+    width = body_width(spec, weights)
     embedding = 2 * p.embedding if dp else 2 * p.embedding / tp
     if p.lm_head:
         whole_head = dp and engine in WHOLE_RANK_ENGINES
@@ -179,13 +179,21 @@ def tp_whole_copies(spec: ModelSpec, weights: int, tp: int, engine: str) -> int:
     return base + sum(round(head * (tp - kv) / (tp - 1)) for kv, head in heads if tp > kv)
 
 
+def body_width(spec: ModelSpec, weights: int) -> float:
+    """Average bytes per parameter of the weights other than the embedding and head, which are
+    bf16 in every weight plan (exact for a uniform dtype)."""
+    p = spec.params
+    return max(0, weights - 2 * (p.embedding + p.lm_head)) / max(
+        1, p.total - p.embedding - p.lm_head
+    )
+
+
+@spec_memo  # scans the matrix inventory; the same for every tp and engine
 def whole_copy_parts(spec: ModelSpec, weights: int) -> tuple[int, tuple[tuple[int, int], ...]]:
     """(bytes of the matrices every TP rank keeps whole, ((KV-head count, bytes of one head's K
     and V projections over the layers with that count), ...)), at the average width of the
     weights other than the bf16 embedding and head. Without a matrix inventory the first is 0."""
-    p = spec.params
-    kept = 2 * (p.embedding + p.lm_head)
-    width = max(0, weights - kept) / max(1, p.total - p.embedding - p.lm_head)
+    width = body_width(spec, weights)
     params = sum(
         m.params for m in spec.linears if m.kind == ROUTER or m.name.endswith(WHOLE_COPY_SUFFIXES)
     )
