@@ -18,7 +18,12 @@
   attention-DP queue admits ``tp_size × max_num_active_requests``).
 - **TensorRT-LLM** (``tensorrt_llm/builder.py`` ``BuildConfig``; ``trtllm-serve`` takes its
   defaults): ``max_batch_size`` 2048, ``max_num_tokens`` 8192; ``trtllm-serve`` leaves
-  ``enable_chunked_prefill`` off, so a prompt is prefilled whole in one step.
+  ``enable_chunked_prefill`` off, so a prompt is prefilled whole in one step. Under pipeline
+  parallelism both hold per micro-batch, and there are pp of them: the capacity scheduler admits
+  ``max_batch_size × pp`` (``trtGptModelInflightBatching.cpp``; the PyTorch backend's
+  ``max_num_sequences = max_batch_size * mapping.pp_size``). vLLM's one scheduler shares
+  ``max_num_seqs`` across its in-flight batches and SGLang splits ``max_running_requests`` over
+  its micro-batches (``pp_max_micro_batch_size``).
 - **pytorch**: no scheduler; a prompt is prefilled whole and the batch is what memory holds.
 """
 
@@ -59,10 +64,16 @@ class EngineLimits:
     # possible", mixing it with the running decodes only under --enable-mixed-chunk, which
     # server_args.py leaves False).
     mixed: bool = True
+    # Under pipeline parallelism, max_seqs holds per micro-batch (TensorRT-LLM's capacity
+    # scheduler admits max_batch_size × pp) or for the whole replica (vLLM's one scheduler
+    # shares max_num_seqs across its in-flight batches; SGLang splits max_running_requests
+    # into pp micro-batches). The step budget holds per micro-batch in every engine.
+    per_stage: bool = False
 
     def to_dict(self) -> dict[str, object]:
         return {
             "per_dp_rank": self.per_rank,
+            "per_pipeline_stage": self.per_stage,
             "max_seqs": self.max_seqs,
             "max_seqs_flag": self.max_seqs_name,
             "max_seqs_source": self.max_seqs_source,
@@ -163,7 +174,14 @@ def engine_limits(
     if engine == "trtllm":
         src = "tensorrt_llm/builder.py BuildConfig defaults, used by trtllm-serve"
         return EngineLimits(
-            2048, "--max_batch_size", src, 8192, "--max_num_tokens", src + " (no chunking)", False
+            2048,
+            "--max_batch_size",
+            src,
+            8192,
+            "--max_num_tokens",
+            src + " (no chunking)",
+            False,
+            per_stage=True,
         )
     return EngineLimits(
         1 << 30, "(none)", "no scheduler: the batch is what memory holds", None, "(none)", "", False

@@ -29,11 +29,17 @@ def run(replica: ReplicaModel, load: Workload, n: int, limits: EngineLimits) -> 
 
 
 def running_streams(
-    asked: int | None, fit: int, limits: EngineLimits, replicas: int, ranks: int = 1
+    asked: int | None,
+    fit: int,
+    limits: EngineLimits,
+    replicas: int,
+    ranks: int = 1,
+    stages: int = 1,
 ) -> tuple[int, int, int, str | None]:
     """(total asked, asked per replica, running per replica, what capped it); ``ranks``:
-    attention-DP ranks, over which per-rank limits multiply."""
-    admitted = cap(limits, ranks)
+    attention-DP ranks, over which per-rank limits multiply; ``stages``: pipeline stages, one
+    micro-batch each."""
+    admitted = cap(limits, ranks, stages)
     top = min(fit, admitted)
     binding = "memory" if fit <= admitted else limits.max_seqs_name
     if asked is None:  # max_throughput
@@ -43,10 +49,11 @@ def running_streams(
     return asked, per_replica, running, None if running == per_replica else binding
 
 
-def cap(limits: EngineLimits, ranks: int = 1) -> int:
-    """Running sequences the engine admits: its batch cap, and with chunked prefill no more
-    decode tokens than the step budget (decode tokens go first); per DP rank where it holds so."""
-    cap = limits.max_seqs
+def cap(limits: EngineLimits, ranks: int = 1, stages: int = 1) -> int:
+    """Running sequences the engine admits: its batch cap (per micro-batch where it holds so),
+    and with chunked prefill no more decode tokens than each micro-batch's step budget (decode
+    tokens go first); per DP rank where it holds so."""
+    cap = limits.max_seqs * (stages if limits.per_stage else 1)
     if limits.chunked and limits.chunk_tokens:
-        cap = min(cap, limits.chunk_tokens)
+        cap = min(cap, limits.chunk_tokens * stages)
     return cap * ranks if limits.per_rank else cap

@@ -177,7 +177,7 @@ def estimate_workload(
         return _open_loop(replica, load, limits, fit, layout, request_rate, gpu_hour_usd)
     ranks = lanes(replica)
     asked, per_replica, running, limited = running_streams(
-        concurrency, fit, limits, replicas, ranks
+        concurrency, fit, limits, replicas, ranks, replica.pp
     )
     state = _solve(replica, load, limits, running, per_replica)
     gpus = replicas * layout.gpus_per_replica
@@ -197,7 +197,7 @@ def estimate_workload(
             gpu_hour_usd, layout.gpus, est.output_tokens_per_s
         )
     if tpot_slo_ms is not None:
-        top = min(fit, running if concurrency is None else min(fit, cap(limits, ranks)))
+        top = min(fit, running if concurrency is None else cap(limits, ranks, replica.pp))
         est.at_tpot_target = _at_target(
             replica, load, limits, top, replicas, tpot_slo_ms, gpu_hour_usd, layout.gpus, gpus
         )
@@ -308,7 +308,7 @@ def _open_loop(
     (Little's law, N = rate × latency), found by ``first_above``; past capacity, the most that run."""
     replicas = layout.replicas
     per_replica = rate / replicas
-    top = min(fit, cap(limits, lanes(replica)))
+    top = min(fit, cap(limits, lanes(replica), replica.pp))
 
     def state(n: int) -> SteadyState:
         return run(replica, load, n, limits)

@@ -128,9 +128,12 @@ def solve(
         riding = d if mixed else d * max(0.0, 1 - k / lanes)
         chunk, chunks, room = _chunking(new, riding / stages / lanes, budget, chunked)
         decomp = (load.cached_prompt_tokens + chunk * (chunks - 1) / 2) / chunk
-        t_pf = replica.step(riding, ctx, k * chunk, pctx, decomp, k).seconds
+        t_pf = replica.step(riding, ctx, k * chunk, pctx, decomp, k, prompts=k).seconds
         t_d = replica.step(max(1.0, d), ctx).seconds if out_steps else 0.0
-        full = replica.step(riding, ctx, room * stages * lanes, pctx, decomp, lanes).seconds
+        # Saturated, every micro-batch carries a full budget of waiting prompts' tokens.
+        full = replica.step(
+            riding, ctx, room * stages * lanes, pctx, decomp, lanes * stages, prompts=stages
+        ).seconds
         capacity = room * stages * lanes / full  # prompt tokens/s, steps full of prompts
         # A prompt arriving mid-step waits for that step to end (half a step on average), then
         # spans ``chunks`` steps.
@@ -171,7 +174,8 @@ def solve(
         tpot = saturated_tpot if bound else tpot_at(rate)
         d_new = min(float(n), rate * out_steps * tpot) if out_steps else 0.0
         per_step = max(1.0, room / chunk) if mixed else 1.0  # prompts one rank's step takes
-        k_new = max(1.0, min(lanes * per_step, rate * work))
+        # ... in each of the round's micro-batches (one per pipeline stage).
+        k_new = max(1.0, min(lanes * per_step * stages, rate * work))
         if abs(d_new - d) < 2e-3 * n and abs(k_new - k) < 0.01 * k:
             d = d_new
             break
