@@ -27,7 +27,18 @@ class LayoutInfo(BaseModel):
 
 
 class EngineLimitsInfo(BaseModel):
-    max_seqs: int = Field(description="Running sequences one replica admits.")
+    max_seqs: int = Field(
+        description="Running sequences the engine's batch cap admits: per attention-DP rank and "
+        "per pipeline micro-batch where the two flags below say so, else for the replica."
+    )
+    per_dp_rank: bool = Field(
+        True, description="max_seqs and chunk_tokens hold per attention-DP rank (else the group's)."
+    )
+    per_pipeline_stage: bool = Field(
+        False,
+        description="max_seqs holds per pipeline micro-batch, pp of them (TensorRT-LLM); else "
+        "for the whole replica. chunk_tokens holds per micro-batch in every engine.",
+    )
     max_seqs_flag: str = Field(description="The engine's flag for it.")
     max_seqs_source: str = Field(description="Where the default comes from (engine code).")
     chunk_tokens: int | None = Field(description="Tokens per step (decode + prefill chunk).")

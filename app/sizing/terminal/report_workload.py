@@ -66,10 +66,12 @@ def format_workload(r: SizingResult) -> str:
     limits = w.get("engine_limits") or {}
     if limits:
         chunk = limits["chunk_tokens"]
+        stages = (w.get("layout") or {}).get("pp", 1)
         lines.append(
             _row(
                 "engine limits",
                 f"{limits['max_seqs_flag']} {limits['max_seqs']:,}"
+                + (" per micro-batch" if limits.get("per_pipeline_stage") and stages > 1 else "")
                 + (f", {limits['chunk_flag']} {chunk:,}" if chunk else "")
                 + ("" if limits["chunked_prefill"] else " (prompts prefilled whole)"),
             )
