@@ -305,12 +305,15 @@ def _rest_width(spec, weights: int) -> float:
 def test_tp_ranks_keep_mla_down_projections_and_routers_whole():
     # vLLM builds DeepSeek's fused q_a/kv_a projection with disable_tp=True and its router as a
     # GateLinear (ReplicatedLinear); SGLang uses ReplicatedLinear for both. Each TP rank holds
-    # them whole, beside its 1/tp share of everything else. DeepSeek-V3: 61 MLA layers of
-    # 7,168 × (1,536 + 512 + 64), and 58 MoE routers of 7,168 × 256.
+    # them whole, beside its 1/tp share of everything else, as the checkpoint stores them.
+    # DeepSeek-V3: 61 MLA layers of 7,168 × (1,536 + 512 + 64) in FP8 with one fp32 scale per
+    # 128 × 128 block (the 576 rows are five blocks), and 58 MoE routers of 7,168 × 256 in BF16
+    # (the checkpoint leaves the gate unquantised; vLLM builds it with quant_config=None).
     spec = load_preset("deepseek-v3")
     weights = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8, weight_dtype="fp8")).weights_bytes
-    replicated = 61 * 7168 * (1536 + 512 + 64) + 58 * 7168 * 256
-    expected = replicated * _rest_width(spec, weights)
+    q_a = 1536 * 7168 + 12 * 56 * 4
+    kv_a = 576 * 7168 + 5 * 56 * 4
+    expected = 61 * (q_a + kv_a) + 58 * 7168 * 256 * 2
     for engine in ("vllm", "sglang"):
         assert tp_whole_copies(spec, weights, 8, engine) == pytest.approx(expected, abs=1)
     assert tp_whole_copies(spec, weights, 8, "trtllm") == 0  # not modelled
@@ -324,6 +327,21 @@ def test_tp_ranks_keep_mla_down_projections_and_routers_whole():
     assert even.weights_bytes_per_gpu == -(-weights // 8)
     assert any("keeps whole on every TP rank" in n for n in vllm.notes)
     assert not any("keeps whole" in n for n in even.notes)
+
+
+def test_a_step_reads_the_experts_as_the_checkpoint_stores_them():
+    # gpt-oss-20b ships its experts in MXFP4 (4-bit values, one byte of scale per 32) and
+    # everything else in BF16: the routed experts a step reads are priced at 17/32 B per
+    # parameter, not at the whole checkpoint's average width. 24 layers × 32 experts × 3 × 2,880².
+    from app.sizing.memory.engine_weights import rank_weights
+
+    spec = load_preset("gpt-oss-20b")
+    weights = size(spec, SizingRequest(gpu="H100-SXM")).weights_bytes
+    assert rank_weights(spec, weights, 1, False, "vllm").routed == 24 * 32 * 3 * 2880**2 * 17 // 32
+    # A plan asked in one dtype stays at its uniform width (the plan quantises the routers too).
+    qwen = load_preset("qwen3-30b-a3b")
+    fp8 = size(qwen, SizingRequest(gpu="H100-SXM", weight_dtype="fp8")).weights_bytes
+    assert tp_whole_copies(qwen, fp8, 2, "vllm") == 48 * 128 * 2048
 
 
 def test_tp_past_the_kv_head_count_keeps_a_whole_kv_head_per_rank():

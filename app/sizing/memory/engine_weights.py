@@ -27,15 +27,19 @@ absorbed decode form (vLLM ``mla_attention.py`` ``split_kv_b_proj`` → ``W_UK_T
 SGLang ``w_kc``, ``w_vc``), per rank for its share of the heads. TensorRT-LLM's copies are not
 modelled.
 
-The embedding and an untied head are BF16 in every weight plan; the other parameters' shares are
-turned into bytes at the rest's average width, exact for a uniform dtype.
+The embedding and an untied head are BF16 in every weight plan. In the checkpoint's own layout
+(its quantization_config) each matrix named here is priced as the checkpoint stores it — a router
+stays BF16 in an FP8 checkpoint (vLLM builds DeepSeek's ``gate`` with ``quant_config=None``) —
+and in a plan asked in one dtype at the rest's average width, exact for a uniform dtype.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..model.linears import ROUTER
+from ..model.linears import EXPERTS, ROUTER, Linear
+from ..model.precision import Quantization, shipped_weight_bytes
 from ..model.spec import ModelSpec
 from ..spec_memo import spec_memo
 
@@ -129,6 +133,7 @@ def rank_weights(
     p = spec.params
     dp = dp_attention and tp > 1
     width = body_width(spec, weights)
+    layout = _shipped_layout(spec, weights)
     embedding = 2 * p.embedding if dp else 2 * p.embedding / tp
     if p.lm_head:
         whole_head = dp and engine in WHOLE_RANK_ENGINES
@@ -138,19 +143,21 @@ def rank_weights(
     up = 0.0
     copies = mla_decode_copies(spec, 1 if dp else tp, engine)
     if copies:  # decode reads the copies, a prompt's pass the checkpoint's matrix
-        kv_b = sum(m.params for m in spec.linears if m.name.endswith(".kv_b_proj"))
-        up = kv_b * width / (1 if dp else tp)
+        kv_b = [m for m in spec.linears if m.name.endswith(".kv_b_proj")]
+        up = stored_bytes(kv_b, width, layout) / (1 if dp else tp)
+    experts = [m for m in spec.linears if m.kind == EXPERTS]
+    routed = stored_bytes(experts, width, layout) if experts else p.routed * width
     # Under TP a whole copy multiplies every token on every rank; under attention DP each rank
     # runs its own tokens through its whole weights, so no product is repeated.
-    whole = 0 if dp else tp_whole_copies(spec, weights, tp, engine)
+    whole = 0 if dp else tp_whole_copies(spec, 1, tp, engine, in_params=True)
     return RankWeights(
         placed=engine_weights_per_gpu(spec, weights, tp, 1, dp_attention, engine),
-        routed=round(p.routed * width / tp),
+        routed=round(routed / tp),
         lookup=round(embedding) if p.lm_head else 0,
         head=round(head),
         prompt_only=round(up),
         decode_only=copies,
-        whole_params=whole / width if width else 0.0,
+        whole_params=float(whole),
     )
 
 
@@ -167,13 +174,16 @@ def _dp_stage_bytes(spec: ModelSpec, weights: int, tp: int, engine: str) -> int:
     return (weights - sharded) + -(-sharded // tp)
 
 
-def tp_whole_copies(spec: ModelSpec, weights: int, tp: int, engine: str) -> int:
+def tp_whole_copies(
+    spec: ModelSpec, weights: int, tp: int, engine: str, *, in_params: bool = False
+) -> int:
     """Bytes each of ``tp`` ranks holds whole rather than a 1/tp share of (see the module
     docstring): 0 at tp=1 or for an engine not modelled. A rank holds these plus
-    ⌈(weights − them) ÷ tp⌉."""
+    ⌈(weights − them) ÷ tp⌉. ``in_params``: the same matrices counted in parameters (what
+    their FLOPs follow; ``weights`` is then unused)."""
     if tp == 1 or engine not in WHOLE_COPY_ENGINES:
         return 0
-    base, heads = whole_copy_parts(spec, weights)
+    base, heads = whole_copy_params(spec) if in_params else whole_copy_parts(spec, weights)
     # past the KV-head count each rank holds one whole head of kv: (tp − kv) ÷ (tp − 1) of one
     # head's bytes beyond an even share, written as part of the whole-copy figure
     return base + sum(round(head * (tp - kv) / (tp - 1)) for kv, head in heads if tp > kv)
@@ -191,12 +201,27 @@ def body_width(spec: ModelSpec, weights: int) -> float:
 @spec_memo  # scans the matrix inventory; the same for every tp and engine
 def whole_copy_parts(spec: ModelSpec, weights: int) -> tuple[int, tuple[tuple[int, int], ...]]:
     """(bytes of the matrices every TP rank keeps whole, ((KV-head count, bytes of one head's K
-    and V projections over the layers with that count), ...)), at the average width of the
-    weights other than the bf16 embedding and head. Without a matrix inventory the first is 0."""
+    and V projections over the layers with that count), ...)): each matrix as the checkpoint
+    stores it when ``weights`` is its own layout, else at the average width of the weights other
+    than the bf16 embedding and head. Without a matrix inventory the first is 0."""
     width = body_width(spec, weights)
-    params = sum(
-        m.params for m in spec.linears if m.kind == ROUTER or m.name.endswith(WHOLE_COPY_SUFFIXES)
-    )
+    base = stored_bytes(_whole_matrices(spec), width, _shipped_layout(spec, weights))
+    heads = tuple((kv, round(n * width)) for kv, n in _kv_head_params(spec))
+    return round(base), heads
+
+
+@spec_memo
+def whole_copy_params(spec: ModelSpec) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """``whole_copy_parts`` in parameters rather than bytes."""
+    return sum(m.params for m in _whole_matrices(spec)), _kv_head_params(spec)
+
+
+def _whole_matrices(spec: ModelSpec) -> list[Linear]:
+    return [m for m in spec.linears if m.kind == ROUTER or m.name.endswith(WHOLE_COPY_SUFFIXES)]
+
+
+def _kv_head_params(spec: ModelSpec) -> tuple[tuple[int, int], ...]:
+    """((KV-head count, parameters of one head's K and V projections over those layers), ...)."""
     per_count: dict[int, int] = {}
     for cls in spec.classes:
         a = cls.attention
@@ -206,8 +231,37 @@ def whole_copy_parts(spec: ModelSpec, weights: int) -> tuple[int, tuple[tuple[in
         per_count[a.num_kv_heads] = (
             per_count.get(a.num_kv_heads, 0) + len(cls.indices) * spec.hidden_size * kv_width
         )
-    heads = tuple((kv, round(n * width)) for kv, n in sorted(per_count.items()))
-    return round(params * width), heads
+    return tuple(sorted(per_count.items()))
+
+
+def stored_bytes(linears: Iterable[Linear], width: float, layout: Quantization | None) -> float:
+    """Bytes of these matrices: as the checkpoint stores each (its scheme, or bf16 where its
+    quantization_config leaves one unquantised) when ``layout`` is the checkpoint's
+    quantisation, else ``width`` bytes per parameter."""
+    if layout is None:
+        return sum(m.params for m in linears) * width
+    total = 0
+    for m in linears:
+        scheme = layout.scheme_for(m)
+        total += 2 * m.params if scheme is None else m.count * scheme.matrix_bytes(m.rows, m.cols)
+    return total
+
+
+@spec_memo
+def _shipped_bytes(spec: ModelSpec) -> int | None:
+    quant, p = spec.quant, spec.params
+    if quant is None or not spec.linears:
+        return None
+    head = (p.lm_head // spec.hidden_size, spec.hidden_size) if p.lm_head else None
+    return shipped_weight_bytes(
+        quant, spec.linears, embedding=p.embedding, lm_head=head, total=p.total
+    )
+
+
+def _shipped_layout(spec: ModelSpec, weights: int) -> Quantization | None:
+    """The checkpoint's quantisation when ``weights`` is its own stored layout (the plan sizes
+    as shipped, memory/capacity.py ``weight_plan``), else None: a plan asked in one dtype."""
+    return spec.quant if weights == _shipped_bytes(spec) else None
 
 
 def mla_decode_copies(spec: ModelSpec, attention_tp: int, engine: str) -> int:
