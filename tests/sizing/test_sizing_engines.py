@@ -329,6 +329,20 @@ def test_tp_ranks_keep_mla_down_projections_and_routers_whole():
     assert not any("keeps whole" in n for n in even.notes)
 
 
+def test_a_sparse_attention_indexer_is_held_as_vllm_loads_it():
+    # DeepSeek-V3.2's indexer is whole on every TP rank: wq_b stays FP8 (128 × 128 blocks), wk is
+    # dequantised to BF16 at load and fused with the BF16 weights_proj (vLLM 0.34
+    # deepseek_v2.py, wk_weights_proj with quant_config=None). Per layer: 8,192 × 1,536 in FP8
+    # with 64 × 12 scales, 128 × 7,168 and 64 × 7,168 in BF16; beside V3's down-projections and
+    # routers.
+    spec = load_preset("deepseek-v3.2")
+    weights = size(spec, SizingRequest(gpu="H200", gpus=8, tp=8)).weights_bytes
+    down = 61 * (1536 * 7168 + 12 * 56 * 4 + 576 * 7168 + 5 * 56 * 4)
+    routers = 58 * 7168 * 256 * 2
+    indexer = 61 * (8192 * 1536 + 64 * 12 * 4 + (128 + 64) * 7168 * 2)
+    assert tp_whole_copies(spec, weights, 8, "vllm") == down + routers + indexer
+
+
 def test_a_step_reads_the_experts_as_the_checkpoint_stores_them():
     # gpt-oss-20b ships its experts in MXFP4 (4-bit values, one byte of scale per 32) and
     # everything else in BF16: the routed experts a step reads are priced at 17/32 B per

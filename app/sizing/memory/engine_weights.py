@@ -56,6 +56,9 @@ WHOLE_COPY_SUFFIXES = (  # by the inventory's transformers-style module names (l
     ".indexer.wk",
 )
 COPY_BYTES = 2  # bf16, the model dtype these checkpoints run in
+# Stored quantised, held in BF16: vLLM dequantises a sparse-attention indexer's FP8 ``wk`` at load
+# to fuse it with ``weights_proj`` (``deepseek_v2.py`` ``wk_weights_proj``, ``quant_config=None``).
+UPCAST_AT_LOAD = (".indexer.wk",)
 
 
 def engine_weights_per_gpu(
@@ -235,14 +238,14 @@ def _kv_head_params(spec: ModelSpec) -> tuple[tuple[int, int], ...]:
 
 
 def stored_bytes(linears: Iterable[Linear], width: float, layout: Quantization | None) -> float:
-    """Bytes of these matrices: as the checkpoint stores each (its scheme, or bf16 where its
-    quantization_config leaves one unquantised) when ``layout`` is the checkpoint's
-    quantisation, else ``width`` bytes per parameter."""
+    """Bytes of these matrices as a rank holds them: as the checkpoint stores each (its scheme,
+    or bf16 where its quantization_config leaves one unquantised or the engine upcasts it at
+    load) when ``layout`` is the checkpoint's quantisation, else ``width`` bytes per parameter."""
     if layout is None:
         return sum(m.params for m in linears) * width
     total = 0
     for m in linears:
-        scheme = layout.scheme_for(m)
+        scheme = None if m.name.endswith(UPCAST_AT_LOAD) else layout.scheme_for(m)
         total += 2 * m.params if scheme is None else m.count * scheme.matrix_bytes(m.rows, m.cols)
     return total
 
