@@ -54,3 +54,21 @@ def test_pipeline_capacity_takes_the_heaviest_stage():
     # 42 of 126 layers, a quarter of each, plus a quarter of one 4.2 GB vocabulary table.
     layer = (result.weights_bytes - 4 * spec.params.embedding) / 126
     assert per_gpu == pytest.approx((42 * layer + 2 * spec.params.embedding) / 4, rel=1e-6)
+
+
+def test_a_stage_weighs_its_own_layers():
+    # DeepSeek-V3's first three layers are dense (a fraction of a MoE layer's weights), and vLLM
+    # puts layers 0-30 on the first of two stages: that stage is lighter than 31/61 of the layers,
+    # the second (30 MoE layers and the head) heavier than 30/61.
+    from app.sizing.memory.engine_weights import layer_shares
+
+    spec = load_preset("deepseek-v3")
+    shares = layer_shares(spec)
+    assert shares is not None and sum(shares) == pytest.approx(1.0)
+    assert shares[0] < shares[3] / 10  # a dense layer against a MoE layer
+    first, second = sum(shares[:31]), sum(shares[31:])
+    assert first < 31 / 61 and second > 30 / 61
+    weights = size(spec, SizingRequest(gpu="H200", gpus=16, tp=8, pp=2)).weights_bytes
+    rank = engine_weights_per_gpu(spec, weights, 8, 1, False, "vllm")
+    stages = stage_weights(spec, weights, rank, 8, 2, False, "vllm")
+    assert stages[1] > stages[0]

@@ -35,6 +35,8 @@ and in a plan asked in one dtype at the rest's average width, exact for a unifor
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -59,6 +61,7 @@ COPY_BYTES = 2  # bf16, the model dtype these checkpoints run in
 # Stored quantised, held in BF16: vLLM dequantises a sparse-attention indexer's FP8 ``wk`` at load
 # to fuse it with ``weights_proj`` (``deepseek_v2.py`` ``wk_weights_proj``, ``quant_config=None``).
 UPCAST_AT_LOAD = (".indexer.wk",)
+_LAYER = re.compile(r"model\.layers\.(\d+)\.")  # the inventory's module paths (linears.py)
 
 
 def engine_weights_per_gpu(
@@ -99,12 +102,29 @@ def stage_weights(
     head = 0 if tied else rank.head
     body = rank_bytes - table - head
     layers = spec.num_layers
+    shares = layer_shares(spec)
     sizes = []
+    start = 0
     for k, n in enumerate(pipeline_stages(layers, pp)):
         first, last = k == 0, k == pp - 1
         ends = (table if first or (tied and last) else 0) + (head if last else 0)
-        sizes.append(-(-body * n // layers) + ends)
+        part = sum(shares[start : start + n]) if shares else n / layers
+        start += n
+        sizes.append(math.ceil(body * part) + ends)
     return sizes
+
+
+@spec_memo
+def layer_shares(spec: ModelSpec) -> tuple[float, ...] | None:
+    """Each decoder layer's share of the layers' matrix parameters (a dense first layer of a MoE
+    model is a small one), from the matrix inventory; None without one."""
+    per = [0] * spec.num_layers
+    for m in spec.linears:
+        hit = _LAYER.match(m.name)
+        if hit and int(hit.group(1)) < len(per):
+            per[int(hit.group(1))] += m.params
+    total = sum(per)
+    return tuple(p / total for p in per) if total else None
 
 
 @dataclass(frozen=True, slots=True)
