@@ -135,3 +135,56 @@ def _vector_or_refused(name: str) -> dict:
     from tests.sizing.sizing_helpers import VECTORS_DIR
 
     return json.loads((VECTORS_DIR / "configs" / name).read_text())
+
+
+def test_a_multimodal_checkpoints_module_lists_name_its_language_model_paths():
+    # NVIDIA's Gemma-4-31B-IT-NVFP4 ignores every layer's attention as
+    # "model.language_model.layers.N.self_attn*" (ModelOpt writes one wildcard per layer): the
+    # attention stays BF16 and only the MLPs are NVFP4. The inventory names the same matrices
+    # "model.layers.N...", so the lists are read under the wrapper's prefix too (vLLM maps them
+    # through the model's hf_to_vllm_mapper).
+    spec = parse_config(_vector("Gemma-4-31B-IT-NVFP4"))
+    attention = [m for m in spec.linears if ".self_attn." in m.name]
+    mlp = [m for m in spec.linears if ".mlp." in m.name]
+    assert attention and all(spec.quant.scheme_for(m) is None for m in attention)
+    assert mlp and all(spec.quant.scheme_for(m) is not None for m in mlp)
+    weights = size(spec, SizingRequest(gpu="H200", context=1024)).weights_bytes
+    attention_bf16 = 2 * sum(m.params for m in attention)
+    assert weights > attention_bf16 + 2 * spec.params.embedding  # both stay BF16
+
+
+def test_gemma4_moe_layers_name_the_dense_mlp_router_and_experts_as_transformers_does():
+    # Gemma 4's MoE layer keeps a dense MLP ("mlp") beside a router ("router.proj") and the
+    # routed experts ("experts"), not the experts under "mlp".
+    spec = parse_config(_vector("gemma-4-26B-A4B"))
+    names = {m.name for m in spec.linears if m.name.startswith("model.layers.0.")}
+    assert {
+        "model.layers.0.mlp.gate_proj",
+        "model.layers.0.router.proj",
+        "model.layers.0.experts.gate_up_proj",
+        "model.layers.0.experts.down_proj",
+    } <= names
+    assert sum(m.params for m in spec.linears) < spec.params.total
+
+
+def test_hunyuan_reads_its_per_layer_top_k():
+    # HunYuanMoEV1Config names top-k "moe_topk", one value per layer.
+    config = {
+        "model_type": "hunyuan_v1_moe",
+        "architectures": ["HunYuanMoEV1ForCausalLM"],
+        "hidden_size": 1024,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "head_dim": 128,
+        "intermediate_size": 512,
+        "num_experts": 16,
+        "moe_topk": [4, 4],
+        "num_shared_expert": [1, 1],
+        "vocab_size": 1000,
+        "max_position_embeddings": 4096,
+    }
+    spec = parse_config(config)
+    one_expert = 3 * 1024 * 512
+    # Active: the shared MLP and 4 of the 16 routed experts per layer, beside attention.
+    assert spec.params.active - (spec.params.total - 2 * 16 * one_expert) == 2 * 4 * one_expert

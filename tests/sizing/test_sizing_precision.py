@@ -209,9 +209,15 @@ def test_long_module_lists_are_read_and_pattern_lists_are_bounded():
     )
     q = [m for m in spec.linears if m.name.endswith("q_proj")]
     assert q and all(spec.quant.scheme_for(m) is None for m in q)
+    # A skip list is one alternation: ModelOpt's wildcard per layer and module fits (a 61-layer
+    # model writes about 120); past 1,024 patterns the list is refused.
+    wild = [f"model.layers.{i}.mlp*" for i in range(36)] + [f"re:x{i}" for i in range(100)]
+    spec = _with_quant("qwen3-8b", {"quant_method": "awq", "modules_to_not_convert": wild})
+    mlp = [m for m in spec.linears if ".mlp." in m.name]
+    assert mlp and all(spec.quant.scheme_for(m) is None for m in mlp)
     with pytest.raises(Exception) as raised:
         _with_quant(
             "qwen3-8b",
-            {"quant_method": "awq", "modules_to_not_convert": [f"re:x{i}" for i in range(65)]},
+            {"quant_method": "awq", "modules_to_not_convert": [f"re:x{i}" for i in range(1025)]},
         )
     assert raised.value.field == "quantization_config"

@@ -178,6 +178,17 @@ def _mlp(keys: Keys, moe: Moe, i: int, base: str, layer: LayerSpec) -> list[Line
         if moe.nemotron_moe(i):
             return _experts(keys, moe, f"{base}.mixer")
         return _dense(moe.gated, h, moe._dense_intermediate(), f"{base}.mixer")
+    if moe.layout.moe_beside_mlp:  # Gemma 4: mlp, then router.proj and experts beside it
+        dense = _dense(moe.gated, h, moe._dense_intermediate(), f"{base}.mlp")
+        if not (moe.experts and keys.bool("enable_moe_block")):
+            return dense
+        e, inter = moe.experts, moe.expert_inter
+        return [
+            *dense,
+            Linear(f"{base}.router.proj", ROUTER, e, h),
+            Linear(f"{base}.experts.gate_up_proj", EXPERTS, 2 * inter, h, e),
+            Linear(f"{base}.experts.down_proj", EXPERTS, h, inter, e),
+        ]
     if moe.is_moe(i):
         return _experts(keys, moe, f"{base}.mlp")
     return _dense(moe.gated, h, moe._dense_intermediate(), f"{base}.mlp")

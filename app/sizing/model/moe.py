@@ -36,6 +36,7 @@ class Moe:
                 "num_experts_per_token",
                 "experts_per_token",
                 "moe_top_k",
+                "moe_topk",  # Hunyuan (HunYuanMoEV1Config), a list of one per layer
                 "moe_k",
                 "top_k_experts",
             )

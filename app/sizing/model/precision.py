@@ -39,6 +39,7 @@ BF16 = 2
 # Regex/wildcard entries in a module list: real configs use a handful (compressed-tensors'
 # "re:.*mlp.gate$"); exact names, which can run to thousands, are looked up, not scanned.
 MAX_PATTERNS = 64
+MAX_SKIP_PATTERNS = 1024  # two per layer for the deepest decoders the core reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,7 @@ class Quantization:
 
     def scheme_for(self, linear: Linear) -> Scheme | None:
         """The scheme a matrix is stored in, or None for the model dtype."""
-        names = (linear.name, f"{linear.name}.0") if linear.count > 1 else (linear.name,)
+        names = _checkpoint_names(linear)
         if self.layer_schemes:
             hit = self._layers.first(names)
             if hit is not None:
@@ -105,6 +106,21 @@ class Quantization:
         return f"{self.family} as shipped, from quantization_config ({self.scheme.label})"
 
 
+# A multimodal checkpoint's language model sits under one of these where the inventory (linears.py)
+# writes ``model.``; its quantisation lists name the checkpoint's paths (vLLM maps them through
+# each model's ``hf_to_vllm_mapper``).
+WRAPPED_PREFIXES = ("model.language_model.", "language_model.model.")
+
+
+def _checkpoint_names(linear: Linear) -> tuple[str, ...]:
+    """The names a checkpoint may give this matrix: its path (and its first expert's), and the
+    same under a multimodal wrapper's language-model prefix."""
+    own = (linear.name, f"{linear.name}.0") if linear.count > 1 else (linear.name,)
+    if not linear.name.startswith("model."):
+        return own
+    return own + tuple(p + n[len("model.") :] for p in WRAPPED_PREFIXES for n in own)
+
+
 def matches(pattern: str, name: str) -> bool:
     """A module list entry against a module path, as the engines compare them: ``re:`` regexes
     (compressed-tensors), ``*`` wildcards, or a whole-component substring (transformers'
@@ -118,9 +134,12 @@ class _Matcher:
 
     def __init__(self, entries: tuple[tuple[str, Any], ...]) -> None:
         wild = sum(1 for p, _ in entries if p.startswith("re:") or "*" in p or "?" in p)
-        if wild > MAX_PATTERNS:
+        # A skip list is matched as one alternation, so it may be long (ModelOpt writes a
+        # wildcard per layer and module); patterns that map to schemes are tried one by one.
+        most = MAX_SKIP_PATTERNS if all(v is None for _, v in entries) else MAX_PATTERNS
+        if wild > most:
             raise ConfigError(
-                f"lists {wild:,} regex or wildcard module patterns; at most {MAX_PATTERNS} are "
+                f"lists {wild:,} regex or wildcard module patterns; at most {most:,} are "
                 "read (module names themselves are not limited)",
                 field="quantization_config",
             )
