@@ -188,3 +188,45 @@ def test_hunyuan_reads_its_per_layer_top_k():
     one_expert = 3 * 1024 * 512
     # Active: the shared MLP and 4 of the 16 routed experts per layer, beside attention.
     assert spec.params.active - (spec.params.total - 2 * 16 * one_expert) == 2 * 4 * one_expert
+
+
+@pytest.mark.parametrize(
+    ("wrap", "text_type"),
+    [
+        (
+            lambda t: {"model_type": "qwen3_omni_moe", "thinker_config": {"text_config": t}},
+            "qwen3_omni_moe_text",
+        ),
+        (lambda t: {"model_type": "internvl_chat", "llm_config": t}, None),
+        (lambda t: {"model_type": "deepseek_vl_v2", "language_config": t}, None),
+    ],
+)
+def test_wrappers_that_nest_the_language_model_elsewhere_are_unwrapped(wrap, text_type):
+    # Qwen-Omni keeps its decoder under thinker_config.text_config (a Qwen3-MoE block), InternVL
+    # under llm_config, DeepSeek-VL2 under language_config: vLLM's get_hf_text_config looks there.
+    from app.sizing import load_preset_config
+
+    text = copy.deepcopy(load_preset_config("qwen3-30b-a3b"))
+    if text_type:
+        text["model_type"] = text_type
+    plain = parse_config(load_preset_config("qwen3-30b-a3b"))
+    wrapped = parse_config(wrap(text))
+    assert wrapped.params.total == plain.params.total
+    assert wrapped.params.active == plain.params.active
+
+
+def test_a_tp_degree_must_split_the_mlp_evenly():
+    # vLLM's MergedColumnParallelLinear asserts the MLP's gate/up width divides by tp: a model
+    # whose 20 heads allow tp=5 but whose shared experts are 1,536 wide does not load at tp=5.
+    from app.sizing import load_preset_config
+    from app.sizing.memory.capacity import tp_violation
+
+    config = copy.deepcopy(load_preset_config("qwen3-30b-a3b"))
+    config.update(
+        num_attention_heads=20, num_key_value_heads=20, shared_expert_intermediate_size=1536
+    )
+    config["model_type"] = "qwen2_moe"
+    spec = parse_config(config)
+    assert tp_violation(spec, 4) is None
+    why = tp_violation(spec, 5)
+    assert why is not None and "1,536" in why and "tp (5)" in why

@@ -37,8 +37,13 @@ TEXT_MODEL_TYPES = {
     "lfm3_vl": "lfm3",
     "exaone4_5": "exaone4",
 }
-# Text model types their wrapper's config class renames (Exaone4_5Config builds exaone4).
-TEXT_TYPE_ALIASES = {"exaone4_5_text": "exaone4"}
+# Text model types their wrapper's config class renames (Exaone4_5Config builds exaone4), or
+# whose decoder is another family's block (Qwen3-Omni's thinker is a Qwen3-MoE decoder).
+TEXT_TYPE_ALIASES = {"exaone4_5_text": "exaone4", "qwen3_omni_moe_text": "qwen3_moe"}
+# Where wrappers keep the language model's config: most under text_config; InternVL under
+# llm_config; DeepSeek-VL2 under language_config; Qwen-Omni under thinker_config.text_config (the
+# same places vLLM's get_hf_text_config looks).
+TEXT_CONFIG_KEYS = ("text_config", "llm_config", "language_config")
 
 # Architectures that are not decoder-only language models (no causal KV cache to size).
 ENCODER_MODEL_TYPES = frozenset(
@@ -198,28 +203,44 @@ def unwrap(raw: Any) -> tuple[Keys, dict[str, Any], list[str]]:
     top_type = raw.get("model_type")
     if top_type is not None and not isinstance(top_type, str):
         raise ConfigError(f"must be a string, got {top_type!r}"[:200], field="model_type")
-    text = raw.get("text_config")
+    text, where, outer = _text_config(raw)
     if text is not None:
         if not isinstance(text, Mapping):
-            raise ConfigError("must be a JSON object", field="text_config")
+            raise ConfigError("must be a JSON object", field=where)
         text_type = text.get("model_type")
         if text_type is not None and not isinstance(text_type, str):
             raise ConfigError(
-                f"must be a string, got {text_type!r}"[:200], field="text_config.model_type"
+                f"must be a string, got {text_type!r}"[:200], field=f"{where}.model_type"
             )
         model_type = text_type or TEXT_MODEL_TYPES.get(top_type or "", top_type or "")
         model_type = TEXT_TYPE_ALIASES.get(model_type, model_type)
         merged = dict(text)
         # transformers reads tie_word_embeddings from the wrapper when the text config lacks it.
-        if "tie_word_embeddings" not in merged and "tie_word_embeddings" in raw:
-            merged["tie_word_embeddings"] = raw["tie_word_embeddings"]
-        keys = Keys(merged, model_type, prefix="text_config.")
+        if "tie_word_embeddings" not in merged and "tie_word_embeddings" in outer:
+            merged["tie_word_embeddings"] = outer["tie_word_embeddings"]
+        keys = Keys(merged, model_type, prefix=f"{where}.")
         keys.display_type = top_type or model_type
-        if raw.get("vision_config") is not None:
+        if outer is not raw:
+            notes.append(
+                "Only the thinker's language model (thinker_config.text_config) is sized; its "
+                "audio and vision encoders and the talker are excluded from every figure."
+            )
+        elif raw.get("vision_config") is not None:
             notes.append("The vision tower (vision_config) is excluded from every figure.")
         return keys, dict(raw), notes
     model_type = top_type or ""
     return Keys(raw, model_type), dict(raw), notes
+
+
+def _text_config(raw: Mapping[str, Any]) -> tuple[Any, str, Mapping[str, Any]]:
+    """(the language model's config or None, where it sits, the config that holds it)."""
+    thinker = raw.get("thinker_config")
+    if isinstance(thinker, Mapping) and thinker.get("text_config") is not None:
+        return thinker["text_config"], "thinker_config.text_config", thinker
+    for key in TEXT_CONFIG_KEYS:
+        if raw.get(key) is not None:
+            return raw[key], key, raw
+    return None, "text_config", raw
 
 
 def reject_non_decoders(keys: Keys, wrapper: Mapping[str, Any]) -> None:

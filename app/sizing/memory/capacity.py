@@ -16,6 +16,7 @@ from ..deployment.layout import Layout
 from ..deployment.request import MAX_GPUS, SizingRequest
 from ..errors import ContextLimitError, IllegalTPError, SizingError
 from ..model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
+from ..model.linears import MLP, SHARED
 from ..model.precision import shipped_weight_bytes
 from ..model.spec import ModelSpec
 from ..spec_memo import spec_memo
@@ -111,6 +112,19 @@ def tp_violation(spec: ModelSpec, tp: int) -> str | None:
                 return rule
     if heads and heads % tp:
         return f"num_attention_heads ({heads}) must be divisible by tp ({tp})"
+    return _mlp_violation(spec, tp)
+
+
+def _mlp_violation(spec: ModelSpec, tp: int) -> str | None:
+    # vLLM splits a dense or shared-expert MLP's gate/up output across the ranks with
+    # MergedColumnParallelLinear, whose divide() asserts an even split (layers/linear.py).
+    for m in spec.linears:
+        if m.kind in (MLP, SHARED) and m.name.endswith((".gate_proj", ".up_proj")) and m.rows % tp:
+            what = "shared-expert" if m.kind == SHARED else "MLP"
+            return (
+                f"the {what} intermediate size ({m.rows:,}) must be divisible by tp ({tp}): "
+                "the engines split it evenly across ranks"
+            )
     return None
 
 
