@@ -230,3 +230,20 @@ def test_a_tp_degree_must_split_the_mlp_evenly():
     assert tp_violation(spec, 4) is None
     why = tp_violation(spec, 5)
     assert why is not None and "1,536" in why and "tp (5)" in why
+
+
+def test_glm_4_5v_sizes_its_glm_4_5_air_decoder():
+    # GLM-4.5V's text model is GLM-4.5-Air's glm4_moe block with use_qk_norm off.
+    text = copy.deepcopy(_vector_config_file("glm4_moe-default.json"))
+    text["use_qk_norm"] = False
+    plain = parse_config(copy.deepcopy(text))
+    text["model_type"] = "glm4v_moe_text"
+    wrapped = parse_config({"model_type": "glm4v_moe", "text_config": text})
+    assert wrapped.params.total == plain.params.total
+
+
+def _vector_config_file(name: str) -> dict:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / "vectors" / "configs" / name).read_text())

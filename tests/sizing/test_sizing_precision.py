@@ -143,7 +143,7 @@ def test_compressed_tensors_ignore_list_with_regexes():
     down = [m for m in spec.linears if m.name.endswith("down_proj")]
     assert down and all(spec.quant.scheme_for(m) is None for m in down)
     others = [m for m in spec.linears if not m.name.endswith("down_proj")]
-    by_hand = sum(m.rows * m.cols + 2 * m.rows for m in others)
+    by_hand = sum(m.rows * m.cols + 4 * m.rows for m in others)  # an fp32 scale per row
     rest = spec.params.total - sum(m.params for m in others)
     assert size(spec, SizingRequest()).weights_bytes == by_hand + 2 * rest
 
@@ -221,3 +221,24 @@ def test_long_module_lists_are_read_and_pattern_lists_are_bounded():
             {"quant_method": "awq", "modules_to_not_convert": [f"re:x{i}" for i in range(1025)]},
         )
     assert raised.value.field == "quantization_config"
+
+
+def test_an_mxfp8_checkpoint_is_read_as_vllm_reads_it():
+    # MiniMax-style quant_method "mxfp8" with ignored_layers: vLLM loads it as ModelOpt MXFP8
+    # (ModelOptMxFp8Config.from_config): one byte per value and one E8M0 byte per 32 along the
+    # input, the ignored modules in BF16.
+    spec = _with_quant(
+        "qwen3-8b",
+        {"quant_method": "mxfp8", "weight_block_size": [1, 32], "ignored_layers": ["lm_head"]},
+    )
+    q = next(m for m in spec.linears if m.name.endswith("q_proj"))
+    assert spec.quant.scheme_for(q).matrix_bytes(q.rows, q.cols) == q.params * 33 // 32
+    assert spec.quant.family == "fp8"
+    # With NVFP4 experts beside it (moe_quant_algo) the experts take their own format.
+    moe = _with_quant(
+        "qwen3-30b-a3b",
+        {"quant_method": "mxfp8", "ignored_layers": ["lm_head"], "moe_quant_algo": "NVFP4"},
+    )
+    expert = next(m for m in moe.linears if ".experts." in m.name)
+    assert moe.quant.scheme_for(expert).label.startswith("nvfp4")
+    assert moe.quant.family == "mixed"

@@ -39,7 +39,11 @@ TEXT_MODEL_TYPES = {
 }
 # Text model types their wrapper's config class renames (Exaone4_5Config builds exaone4), or
 # whose decoder is another family's block (Qwen3-Omni's thinker is a Qwen3-MoE decoder).
-TEXT_TYPE_ALIASES = {"exaone4_5_text": "exaone4", "qwen3_omni_moe_text": "qwen3_moe"}
+TEXT_TYPE_ALIASES = {
+    "exaone4_5_text": "exaone4",
+    "qwen3_omni_moe_text": "qwen3_moe",
+    "glm4v_moe_text": "glm4_moe",  # GLM-4.5V's decoder is GLM-4.5-Air's block (use_qk_norm off)
+}
 # Where wrappers keep the language model's config: most under text_config; InternVL under
 # llm_config; DeepSeek-VL2 under language_config; Qwen-Omni under thinker_config.text_config (the
 # same places vLLM's get_hf_text_config looks).

@@ -193,6 +193,7 @@ def fp8_block(rows: int, cols: int) -> Scheme:
 
 
 MXFP4 = Scheme("mxfp4: 4-bit e2m1, one E8M0 scale per 32", 4, 1, (1, 32))
+MXFP8 = Scheme("mxfp8: 8-bit e4m3, one E8M0 scale per 32", 8, 1, (1, 32))
 NVFP4 = Scheme("nvfp4: 4-bit e2m1, one e4m3 scale per 16 plus fp32 tensor scales", 4, 1, (1, 16), 8)
 
 

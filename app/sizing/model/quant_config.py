@@ -11,6 +11,7 @@ from .linears import EXPERTS
 from .precision import (
     FP8_PER_TENSOR,
     MXFP4,
+    MXFP8,
     NVFP4,
     Quantization,
     Scheme,
@@ -81,6 +82,23 @@ def _mxfp4(config: Mapping[str, Any]) -> Quantization:
     return Quantization("mxfp4", "mxfp4", MXFP4, skip, only_kinds=frozenset({EXPERTS}))
 
 
+def _mxfp8(config: Mapping[str, Any]) -> Quantization | None:
+    """MiniMax-style ``quant_method: "mxfp8"`` with ``ignored_layers``: vLLM reads it as ModelOpt
+    MXFP8 (``ModelOptMxFp8Config.from_config``), its experts optionally NVFP4."""
+    moe = str(config.get("moe_quant_algo") or "").upper()
+    return _modelopt(
+        {
+            "quant_method": "modelopt",
+            "quantization": {
+                "quant_algo": "MXFP8",
+                "exclude_modules": list(_strings(config, "ignored_layers")),
+                "moe_quant_algo": moe or None,
+                "group_size": config.get("group_size"),
+            },
+        }
+    )
+
+
 def _modelopt(config: Mapping[str, Any]) -> Quantization | None:
     inner = (
         config.get("quantization") if isinstance(config.get("quantization"), Mapping) else config
@@ -88,6 +106,9 @@ def _modelopt(config: Mapping[str, Any]) -> Quantization | None:
     algo = str(inner.get("quant_algo") or "").upper()
     skip = _strings(inner, "exclude_modules", "ignore")
     layers: list[tuple[str, Scheme | None]] = []
+    moe_algo = str(inner.get("moe_quant_algo") or "").upper()
+    if moe_algo:  # the routed experts in their own format
+        layers.append((r"re:.*\.experts\..*", _modelopt_scheme(moe_algo, inner)))
     per_layer = inner.get("quantized_layers")
     if isinstance(per_layer, Mapping):  # MIXED_PRECISION: one algorithm per module
         for name, spec in per_layer.items():
@@ -100,6 +121,8 @@ def _modelopt(config: Mapping[str, Any]) -> Quantization | None:
     else:
         scheme = _modelopt_scheme(algo, inner)
         family = "nvfp4" if "NVFP4" in algo else "fp8"
+        if moe_algo and ("NVFP4" in moe_algo) != ("NVFP4" in algo):
+            family = "mixed"
     if scheme is None:
         return None
     return Quantization(
@@ -113,6 +136,8 @@ def _modelopt(config: Mapping[str, Any]) -> Quantization | None:
 
 
 def _modelopt_scheme(algo: str, config: Mapping[str, Any]) -> Scheme | None:
+    if "MXFP8" in algo:
+        return MXFP8
     if "NVFP4" in algo:
         group = _int(config, "group_size", 16)
         if group == 16:
@@ -214,8 +239,10 @@ def _ct_scheme(weights: Mapping[str, Any], fmt: str) -> Scheme:
             (1, group),
             zero_bits=zero_bits,
         )
-    if strategy == "channel":
-        return Scheme(f"{name}, a scale per output channel", bits, 2, (1, 0), zero_bits=zero_bits)
+    if strategy == "channel":  # vLLM holds the scales in fp32 (ChannelQuantScaleParameter)
+        return Scheme(
+            f"{name}, an fp32 scale per output channel", bits, 4, (1, 0), zero_bits=zero_bits
+        )
     return Scheme(f"{name}, a per-tensor scale", bits, per_tensor_bytes=4)
 
 
@@ -230,6 +257,7 @@ def _family(scheme: Scheme) -> str:
 _READERS = {
     "fp8": _fp8,
     "mxfp4": _mxfp4,
+    "mxfp8": _mxfp8,
     "modelopt": _modelopt,
     "modelopt_fp4": _modelopt,
     "awq": _awq,
