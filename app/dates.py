@@ -6,8 +6,15 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, tzinfo
 
 
+class MonthDate(date):
+    """A date known only to the month (content's ``updated: 2026-12``): shown as "Dec 2026",
+    never with a day it does not have."""
+
+
 def human_date(value: date | datetime, *, with_time: bool = False) -> str:
     """Day without a leading zero, abbreviated month, full year; times are always UTC."""
+    if isinstance(value, MonthDate):
+        return f"{value:%b %Y}"
     if isinstance(value, datetime) and value.tzinfo is not None:
         value = value.astimezone(UTC)
     text = f"{value.day} {value:%b %Y}"

@@ -15,6 +15,7 @@ from pydantic import (
 
 from app.content.practice_schema import PracticeFields
 from app.content.schema_types import Slug, Strict
+from app.dates import MonthDate
 
 __all__ = ["Slug", "Strict"]  # re-exported: the building blocks live in schema_types
 Level = Literal["foundational", "intermediate", "advanced"]
@@ -101,7 +102,9 @@ def _parse_updated(value: object) -> date:
     if not match:
         raise ValueError("expected a date as YYYY-MM or YYYY-MM-DD")
     year, month, day = match.groups()
-    return date(int(year), int(month), int(day or 1))
+    if day is None:
+        return MonthDate(int(year), int(month), 1)
+    return date(int(year), int(month), int(day))
 
 
 class _Page(Strict):

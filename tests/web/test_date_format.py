@@ -1,5 +1,6 @@
 """Every date a reader sees has one format ("30 Nov 2026", with ", 14:05 UTC" when the time
-matters), whichever page or partial renders it."""
+matters, or "Dec 2026" for a date known only to the month), whichever page or partial renders
+it."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from app.content.store import ContentStore
-from app.dates import human_date
+from app.dates import MonthDate, human_date
 from tests.helpers import csrf_token, post_comment, signup
 
 DAY = r"\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}"
-ONE_FORMAT = re.compile(rf"{DAY}(, \d\d:\d\d UTC)?")
+MONTH = r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}"
+ONE_FORMAT = re.compile(rf"{DAY}(, \d\d:\d\d UTC)?|{MONTH}")
 TIME_TEXT = re.compile(r"<time datetime=\"[^\"]+\"[^>]*>([^<]*)</time>")
 
 
@@ -33,6 +35,8 @@ def test_the_filter_format() -> None:
     assert human_date(date(2026, 12, 1)) == "1 Dec 2026"
     stamp = datetime(2026, 12, 1, 9, 5, tzinfo=UTC)
     assert human_date(stamp, with_time=True) == "1 Dec 2026, 09:05 UTC"
+    # A page's "updated: 2026-12" is known only to the month: no day is invented for it.
+    assert human_date(MonthDate(2026, 12, 1)) == "Dec 2026"
 
 
 def test_question_post_and_draft_dates_share_the_format(
