@@ -17,7 +17,7 @@ from ..deployment.request import MAX_GPUS, SizingRequest
 from ..errors import ContextLimitError, IllegalTPError, SizingError
 from ..model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
 from ..model.linears import MLP, SHARED
-from ..model.precision import shipped_weight_bytes
+from ..model.precision import checkpoint_bytes
 from ..model.spec import ModelSpec
 from ..spec_memo import spec_memo
 from ..units import fmt_bytes
@@ -51,11 +51,7 @@ def weight_plan(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> WeightPlan:
         and spec.linears
         and (weight_dtype in (AS_SHIPPED, quant.family) or shipped_fp4)
     ):
-        head = (p.lm_head // spec.hidden_size, spec.hidden_size) if p.lm_head else None
-        total = shipped_weight_bytes(
-            quant, spec.linears, embedding=p.embedding, lm_head=head, total=p.total
-        )
-        return WeightPlan(total, quant.family, quant.describe())
+        return WeightPlan(checkpoint_bytes(spec) or 0, quant.family, quant.describe())
     if weight_dtype == AS_SHIPPED:
         if spec.quantization:
             why = (

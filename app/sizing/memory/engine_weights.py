@@ -41,7 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..model.linears import EXPERTS, ROUTER, Linear
-from ..model.precision import Quantization, shipped_weight_bytes
+from ..model.precision import Quantization, checkpoint_bytes
 from ..model.spec import ModelSpec
 from ..spec_memo import spec_memo
 
@@ -270,21 +270,10 @@ def stored_bytes(linears: Iterable[Linear], width: float, layout: Quantization |
     return total
 
 
-@spec_memo
-def _shipped_bytes(spec: ModelSpec) -> int | None:
-    quant, p = spec.quant, spec.params
-    if quant is None or not spec.linears:
-        return None
-    head = (p.lm_head // spec.hidden_size, spec.hidden_size) if p.lm_head else None
-    return shipped_weight_bytes(
-        quant, spec.linears, embedding=p.embedding, lm_head=head, total=p.total
-    )
-
-
 def _shipped_layout(spec: ModelSpec, weights: int) -> Quantization | None:
     """The checkpoint's quantisation when ``weights`` is its own stored layout (the plan sizes
     as shipped, memory/capacity.py ``weight_plan``), else None: a plan asked in one dtype."""
-    return spec.quant if weights == _shipped_bytes(spec) else None
+    return spec.quant if weights == checkpoint_bytes(spec) else None
 
 
 def mla_decode_copies(spec: ModelSpec, attention_tp: int, engine: str) -> int:

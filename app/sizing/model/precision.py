@@ -30,10 +30,13 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from .linears import ROUTER, Linear
+
+if TYPE_CHECKING:
+    from .spec import ModelSpec
 
 BF16 = 2
 # Regex/wildcard entries in a module list: real configs use a handful (compressed-tensors'
@@ -224,6 +227,18 @@ def shipped_weight_bytes(
     value = _stored_bytes(quant, linears, embedding=embedding, lm_head=lm_head, total=total)
     quant._stored[id(linears)] = (key, value)
     return value
+
+
+def checkpoint_bytes(spec: ModelSpec) -> int | None:
+    """Bytes of a model's weights in its checkpoint's own layout (``shipped_weight_bytes`` for
+    its quantization_config), or None without one or without a matrix inventory."""
+    quant, p = spec.quant, spec.params
+    if quant is None or not spec.linears:
+        return None
+    head = (p.lm_head // spec.hidden_size, spec.hidden_size) if p.lm_head else None
+    return shipped_weight_bytes(
+        quant, spec.linears, embedding=p.embedding, lm_head=head, total=p.total
+    )
 
 
 def _stored_bytes(
