@@ -109,6 +109,51 @@ def test_bad_input_exits_2_naming_the_field(argv, stdin, fragment):
     assert fragment in err
 
 
+HF_QUANT = {
+    "producer": {"name": "modelopt", "version": "0.29.0"},
+    "quantization": {"quant_algo": "FP8", "exclude_modules": ["lm_head"]},
+}
+
+
+def test_hf_quant_config_beside_the_config_is_read_as_vllm_reads_it(tmp_path):
+    # vLLM's get_config places hf_quant_config.json as quantization_config when config.json has
+    # none; the folder, the config.json in it and an explicit --quant-config agree.
+    (tmp_path / "config.json").write_text(json.dumps(load_preset_config("llama-3.1-8b")))
+    plain = json.loads(_run(str(tmp_path / "config.json"), "--json")[1])
+    assert plain["weights_precision"] == "bf16"
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps(HF_QUANT))
+    by_folder = json.loads(_run(str(tmp_path), "--json")[1])
+    by_file = json.loads(_run(str(tmp_path / "config.json"), "--json")[1])
+    assert by_folder["weights_precision"] == by_file["weights_precision"] == "fp8"
+    assert by_folder["weights_bytes"] == by_file["weights_bytes"] < plain["weights_bytes"] * 0.6
+    (tmp_path / "hf_quant_config.json").rename(tmp_path / "quant.json")
+    stdin = json.dumps(load_preset_config("llama-3.1-8b"))
+    code, out, _ = _run("-", "--quant-config", str(tmp_path / "quant.json"), "--json", stdin=stdin)
+    assert code == 0 and json.loads(out)["weights_bytes"] == by_file["weights_bytes"]
+
+
+@pytest.mark.parametrize(
+    ("model", "quant", "fragment"),
+    [
+        ("llama-3.1-8b", "quant.json", "--quant-config: a preset states its own precision"),
+        ("config.json", "missing.json", "--quant-config: cannot read"),
+        ("config.json", "list.json", "--quant-config: "),
+        ("quantised.json", "quant.json", "--quant-config: the config states its own"),
+    ],
+)
+def test_bad_quant_config_exits_2_naming_the_flag(tmp_path, model, quant, fragment):
+    config = load_preset_config("llama-3.1-8b")
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    qc = {"quant_method": "fp8"}
+    (tmp_path / "quantised.json").write_text(json.dumps({**config, "quantization_config": qc}))
+    (tmp_path / "quant.json").write_text(json.dumps(HF_QUANT))
+    (tmp_path / "list.json").write_text("[1]")
+    path = model if model.startswith("llama") else str(tmp_path / model)
+    code, out, err = _run(path, "--quant-config", str(tmp_path / quant))
+    assert code == 2 and not out
+    assert fragment in err
+
+
 def test_missing_file_names_model(tmp_path):
     code, _, err = _run(str(tmp_path / "missing.json"))
     assert code == 2 and "model:" in err

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from app.sizing import SizingRequest, load_preset, load_preset_config, remedies, size
+from app.sizing.errors import ConfigError
 from app.sizing.model.parse import parse_config
 
 
@@ -242,3 +243,47 @@ def test_an_mxfp8_checkpoint_is_read_as_vllm_reads_it():
     expert = next(m for m in moe.linears if ".experts." in m.name)
     assert moe.quant.scheme_for(expert).label.startswith("nvfp4")
     assert moe.quant.family == "mixed"
+
+
+# ModelOpt before 0.31 wrote only hf_quant_config.json: vLLM places that object as the config's
+# quantization_config and names the method from its producer and quant_algo.
+HF_QUANT_NVFP4 = {
+    "producer": {"name": "modelopt", "version": "0.29.0"},
+    "quantization": {"quant_algo": "NVFP4", "group_size": 16, "exclude_modules": ["lm_head"]},
+}
+
+
+def test_a_modelopt_producer_block_is_read_like_the_flat_form():
+    nested = _with_quant("llama-3.1-8b", HF_QUANT_NVFP4)
+    flat = _with_quant(
+        "llama-3.1-8b",
+        {
+            "quant_method": "modelopt",
+            "quant_algo": "NVFP4",
+            "group_size": 16,
+            "ignore": ["lm_head"],
+        },
+    )
+    assert nested.quantization == "modelopt_fp4"
+    a, b = size(nested, SizingRequest()), size(flat, SizingRequest())
+    assert a.weights_precision == "nvfp4"
+    assert a.weights_bytes == b.weights_bytes
+
+
+def test_an_unknown_modelopt_algorithm_is_refused_as_vllm_refuses_it():
+    qc = {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "W4A8_AWQ"}}
+    with pytest.raises(ConfigError) as raised:
+        _with_quant("llama-3.1-8b", qc)
+    assert "Unknown ModelOpt quant algo: W4A8_AWQ" in str(raised.value)
+
+
+def test_compression_config_is_read_when_quantization_config_is_absent():
+    config = load_preset_config("llama-3.1-8b")
+    config["compression_config"] = {
+        "quant_method": "compressed-tensors",
+        "config_groups": {
+            "g": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float"}}
+        },
+        "ignore": ["lm_head"],
+    }
+    assert size(parse_config(config), SizingRequest()).weights_precision == "fp8"

@@ -59,7 +59,11 @@ def weight_plan(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> WeightPlan:
                 "reads, so its weights are sized unquantised"
             )
         else:
-            why = "bf16: the checkpoint states no quantization_config (torch_dtype is not used)"
+            why = (
+                "bf16: the checkpoint states no quantization_config (torch_dtype is not used); "
+                "a ModelOpt export that keeps it in hf_quant_config.json is read once that "
+                "file's object is given as quantization_config, as vLLM places it"
+            )
         return WeightPlan(2 * p.total, "bf16", why)
     return WeightPlan(
         uniform_weights_bytes(spec, weight_dtype), weight_dtype, f"{weight_dtype} as asked"

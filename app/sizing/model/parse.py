@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..config.bounds import check_config_size
@@ -19,7 +20,7 @@ from .architecture import build_layers, decoder_dims
 from .layouts import layout_of
 from .linears import linear_inventory
 from .params import count_params
-from .quant_config import read_quantization
+from .quant_config import quantization_config_of, read_quantization
 from .spec import ModelSpec
 
 
@@ -71,8 +72,8 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
             "attention_chunk_size is ignored: hybrid_layer_pattern defines the sliding-window "
             "layers (vLLM drops the key for this reason)."
         )
-    quant = _quant_method(wrapper, keys)
-    qc = wrapper.get("quantization_config") or keys.raw("quantization_config")
+    qc = quantization_config_of(wrapper, keys.raw("quantization_config"))
+    quant = _quant_method(qc)
     limit = context_limit(keys)
     return ModelSpec(
         name=name or _default_name(wrapper, keys),
@@ -110,9 +111,8 @@ def _linears(keys: Keys, dims: Any, layers: Any, *, quantized: bool) -> tuple[An
         return ()
 
 
-def _quant_method(wrapper: dict[str, Any], keys: Keys) -> str | None:
-    qc = wrapper.get("quantization_config") or keys.raw("quantization_config")
-    if isinstance(qc, dict):
+def _quant_method(qc: Any) -> str | None:
+    if isinstance(qc, Mapping):
         method = qc.get("quant_method")
         return method if isinstance(method, str) else None
     return None

@@ -20,6 +20,52 @@ from .precision import (
     matches,
 )
 
+# A ModelOpt export's method, named from its ``quant_algo`` where the config (an
+# ``hf_quant_config.json`` placed as quantization_config) names only its producer
+# (vLLM ``ModelArchConfigConvertor._normalize_quantization_config``).
+MODELOPT_METHODS = {
+    "FP8": "modelopt",
+    "FP8_PER_CHANNEL_PER_TOKEN": "modelopt",
+    "FP8_PB_WO": "modelopt",
+    "NVFP4": "modelopt_fp4",
+    "MIXED_PRECISION": "modelopt_mixed",
+}
+
+
+def quantization_config_of(wrapper: Mapping[str, Any], text_config: Any = None) -> Any:
+    """The quantization config vLLM reads for a checkpoint: ``quantization_config``, else the
+    older compressed-tensors key ``compression_config``, else the text model's
+    (``text_config``); a ModelOpt producer block names its method."""
+    for found in (
+        wrapper.get("quantization_config"),
+        wrapper.get("compression_config"),
+        text_config,
+    ):
+        if found:
+            return _named_method(found)
+    return None
+
+
+def _named_method(config: Any) -> Any:
+    if not isinstance(config, Mapping):
+        return config  # read_quantization says what is wrong with it
+    producer = config.get("producer")
+    inner = config.get("quantization")
+    legacy = isinstance(inner, Mapping) and "modelopt_quant_config" in inner
+    named = isinstance(producer, Mapping) and producer.get("name") == "modelopt"
+    if not (named or legacy) or not isinstance(inner, Mapping):
+        return config
+    algo = inner.get("quant_algo")
+    if algo is None:
+        return config
+    method = MODELOPT_METHODS.get(str(algo).upper())
+    if method is None:  # vLLM refuses to load it, with this message
+        raise ConfigError(
+            f"Unknown ModelOpt quant algo: {algo}"[:200],
+            field="quantization_config.quantization.quant_algo",
+        )
+    return {**config, "quant_method": method}
+
 
 def read_quantization(config: Mapping[str, Any] | None) -> Quantization | None:
     """A Quantization for a config's ``quantization_config``; None when it has none."""
@@ -260,6 +306,8 @@ _READERS = {
     "mxfp8": _mxfp8,
     "modelopt": _modelopt,
     "modelopt_fp4": _modelopt,
+    "modelopt_mixed": _modelopt,
+    "modelopt_mxfp8": _modelopt,
     "awq": _awq,
     "gptq": _gptq,
     "compressed-tensors": _compressed_tensors,

@@ -64,8 +64,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "model",
         metavar="MODEL_ID_OR_PATH",
-        help="a preset id (e.g. llama-3.1-8b), a config.json path, or - for stdin",
+        help="a preset id (e.g. llama-3.1-8b), a config.json path or its folder, or - for stdin",
     )
+    add_quant_config_argument(parser)
     parser.add_argument(
         "--name",
         default=None,
@@ -133,31 +134,86 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def read_model(source: str, stdin: TextIO | None = None, name: str | None = None) -> ModelSpec:
-    """A preset id, a config.json path, or '-' for a config on standard input; ``name``
-    overrides the display name (a config file's folder never becomes its name)."""
+# ModelOpt before 0.31 wrote its quantization here, beside config.json; vLLM reads it in place of a
+# missing quantization_config (vllm/transformers_utils/config.py, get_config).
+HF_QUANT_CONFIG = "hf_quant_config.json"
+
+
+def read_model(
+    source: str,
+    stdin: TextIO | None = None,
+    name: str | None = None,
+    quant_config: str | None = None,
+) -> ModelSpec:
+    """A preset id, a config.json path (or its folder), or '-' for a config on standard input;
+    ``name`` overrides the display name (a config file's folder never becomes its name);
+    ``quant_config`` names an hf_quant_config.json (default: the one beside config.json)."""
     name = name.strip()[:100] if name and name.strip() else None
     if source == "-":
-        return parse_config(_load_json((stdin or sys.stdin).read(), "stdin"), name=name)
+        config = _load_json((stdin or sys.stdin).read(), "stdin")
+        return parse_config(_with_quant_file(config, quant_config, explicit=True), name=name)
     path = Path(source)
+    if path.is_dir():
+        path = path / "config.json"
     if path.suffix == ".json" or path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read {source}: {exc.strerror}", field="model") from None
-        return parse_config(_load_json(text, source), name=name)
+        config = _load_json(_read(path, source, "model"), source)
+        beside = str(path.with_name(HF_QUANT_CONFIG))
+        config = _with_quant_file(config, quant_config or beside, explicit=bool(quant_config))
+        return parse_config(config, name=name)
+    if quant_config:
+        raise ConfigError(
+            "a preset states its own precision; --quant-config goes with a config.json",
+            field="quant_config",
+        )
     spec = load_preset(source)
     return dataclasses.replace(spec, name=name) if name else spec
+
+
+def _with_quant_file(config: Any, quant_path: str | None, *, explicit: bool) -> Any:
+    """The config with an hf_quant_config.json placed as its quantization_config, as vLLM does
+    when the config has none of its own."""
+    if quant_path is None or not isinstance(config, dict):
+        return config
+    if not explicit and not Path(quant_path).is_file():
+        return config
+    if config.get("quantization_config"):
+        if explicit:
+            raise ConfigError(
+                "the config states its own quantization_config, which vLLM reads instead of "
+                f"{HF_QUANT_CONFIG}; drop --quant-config",
+                field="quant_config",
+            )
+        return config
+    quant = _load_json(
+        _read(Path(quant_path), quant_path, "quant_config"), quant_path, field="quant_config"
+    )
+    if not isinstance(quant, dict):
+        raise ConfigError(f"{quant_path} must hold a JSON object", field="quant_config")
+    return {**config, "quantization_config": quant}
+
+
+def _read(path: Path, source: str, field: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {source}: {exc.strerror}", field=field) from None
+
+
+def add_quant_config_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quant-config",
+        default=None,
+        metavar="PATH",
+        help=f"a ModelOpt {HF_QUANT_CONFIG} to read as the config's quantization_config, as vLLM "
+        "does when config.json has none (default: the file beside config.json, if there is one)",
+    )
 
 
 def read_index(path: str | None) -> CheckpointIndex | None:
     """The --index file, parsed; errors name --index."""
     if path is None:
         return None
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}", field="index") from None
+    text = _read(Path(path), path, "index")
     return parse_checkpoint_index(_load_json(text, path, field="index"))
 
 
@@ -182,7 +238,9 @@ def run(
     index = None
     try:
         index = read_index(getattr(args, "index", None))
-        spec = read_model(args.model, stdin, getattr(args, "name", None))
+        spec = read_model(
+            args.model, stdin, getattr(args, "name", None), getattr(args, "quant_config", None)
+        )
         req = SizingRequest(
             gpu=args.gpu,
             gpus=args.gpus,
@@ -248,6 +306,7 @@ FLAGS = {
     "gpu_util": "--gpu-util",
     "kv_budget_bytes": "--kv-budget",
     "reserve_bytes": "--reserve",
+    "quant_config": "--quant-config",
     **WORKLOAD_FLAGS,
 }
 

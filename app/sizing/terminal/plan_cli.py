@@ -18,7 +18,7 @@ from ..catalogue.repos import config_repo, hf_repo
 from ..errors import SizingError
 from ..plan.inputs import PlanRequest
 from ..plan.result import plan
-from .cli import EXIT_BAD_INPUT, read_model
+from .cli import EXIT_BAD_INPUT, add_quant_config_argument, read_model
 
 FLAGS = {
     "requests_per_s": "--requests-per-s",
@@ -60,9 +60,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "and TPOT at the offered load. Estimates under the engine's time profile.",
     )
     parser.add_argument(
-        "model", metavar="MODEL_ID_OR_PATH", help="a preset id, a config.json path, or -"
+        "model",
+        metavar="MODEL_ID_OR_PATH",
+        help="a preset id, a config.json path or its folder, or -",
     )
     parser.add_argument("--name", default=None, help="display name for the model")
+    add_quant_config_argument(parser)
     need = parser.add_argument_group("traffic and targets (required)")
     need.add_argument(
         "--requests-per-s", type=float, required=True, help="offered load, requests/s"
@@ -118,7 +121,7 @@ def run(
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
-        spec = read_model(args.model, stdin, args.name)
+        spec = read_model(args.model, stdin, args.name, args.quant_config)
         request = PlanRequest(
             requests_per_s=args.requests_per_s,
             prompt_tokens=args.prompt_tokens,
