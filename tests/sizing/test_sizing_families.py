@@ -26,6 +26,14 @@ def test_glm_5_2_shared_indexer_layers_hold_no_indexer():
     assert [lay.index for lay in with_indexer][:5] == [0, 1, 2, 6, 10]
 
 
+def test_glm_5_2_fp8_cache_is_flashmla_sparse_on_every_layer():
+    """vLLM builds every layer of a model with index_topk sparse, so an fp8 cache takes
+    FlashMLA's 656-byte layout on the shared-indexer layers as well (vs 576 plain fp8)."""
+    spec = parse_config(_vector("GLM-5.2"))
+    result = size(spec, SizingRequest(gpu="H200", gpus=8, context=1024, kv_dtype="fp8"))
+    assert result.kv_bytes_per_token == 21 * (656 + 132) + 57 * 656
+
+
 def test_the_indexer_schedule_without_a_list_follows_the_config_class():
     """GlmMoeDsaConfig: full when max(i - offset + 1, 0) % freq == 0 (offset 3, freq 4 here)."""
     config = _vector("GLM-5.2")

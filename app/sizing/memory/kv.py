@@ -42,8 +42,11 @@ class LayerCost:
 
 
 def uses_fp8_ds_mla(att: Attention, kv_bytes: int) -> bool:
-    """fp8 on a sparse-attention (DSA) MLA model: FlashMLA's custom 656-byte layout."""
-    return att.is_mla and kv_bytes == 1 and bool(att.indexer_head_dim)
+    """fp8 on a sparse-attention (DSA) MLA model: FlashMLA's custom 656-byte layout. Every layer
+    of the model takes it, a layer that reuses an earlier layer's top-k (GLM-5.2's "shared"
+    indexer) too: vLLM builds each one sparse when the config has ``index_topk``
+    (models/deepseek_v2.py, ``is_sparse=self.is_v32``)."""
+    return att.is_mla and kv_bytes == 1 and bool(att.index_topk)
 
 
 def mla_token_bytes(att: Attention, kv_bytes: int) -> int:
