@@ -287,3 +287,17 @@ def test_compression_config_is_read_when_quantization_config_is_absent():
         "ignore": ["lm_head"],
     }
     assert size(parse_config(config), SizingRequest()).weights_precision == "fp8"
+
+
+@pytest.mark.parametrize(
+    "head", ["lm_head", "language_model.lm_head", "model.language_model.lm_head"]
+)
+def test_a_head_listed_under_a_multimodal_name_stays_bf16(head):
+    # Kimi-K2.5's NVFP4 release lists its head as "language_model.lm_head"; vLLM keeps it bf16.
+    qc = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": [head]}
+    kept = _with_quant("llama-3.1-8b", qc)
+    quantised = _with_quant("llama-3.1-8b", {**qc, "ignore": []})
+    assert kept.quant.quantize_lm_head is False and quantised.quant.quantize_lm_head is True
+    assert (
+        size(kept, SizingRequest()).weights_bytes > size(quantised, SizingRequest()).weights_bytes
+    )

@@ -124,6 +124,17 @@ def _checkpoint_names(linear: Linear) -> tuple[str, ...]:
     return own + tuple(p + n[len("model.") :] for p in WRAPPED_PREFIXES for n in own)
 
 
+# The output head's names: its own, and a multimodal checkpoint's (Kimi-K2.5's quantisation lists
+# write "language_model.lm_head"; vLLM's ModelOpt lookup also tries plain "lm_head").
+HEAD_NAMES = ("lm_head", "language_model.lm_head", "model.language_model.lm_head")
+
+
+def head_listed(patterns: Iterable[str]) -> bool:
+    """Whether a module list names the output head under any of its names."""
+    entries = tuple((p, None) for p in patterns)
+    return bool(entries) and _Matcher(entries).first(HEAD_NAMES) is not None
+
+
 def matches(pattern: str, name: str) -> bool:
     """A module list entry against a module path, as the engines compare them: ``re:`` regexes
     (compressed-tensors), ``*`` wildcards, or a whole-component substring (transformers'

@@ -16,8 +16,8 @@ from .precision import (
     Quantization,
     Scheme,
     fp8_block,
+    head_listed,
     int_groups,
-    matches,
 )
 
 # A ModelOpt export's method, named from its ``quant_algo`` where the config (an
@@ -177,7 +177,7 @@ def _modelopt(config: Mapping[str, Any]) -> Quantization | None:
         scheme,
         skip,
         layer_schemes=tuple(layers),
-        quantize_lm_head=not any(matches(p, "lm_head") for p in skip),
+        quantize_lm_head=not head_listed(skip),
     )
 
 
@@ -248,7 +248,7 @@ def _compressed_tensors(config: Mapping[str, Any]) -> Quantization | None:
         skip,
         only_kinds=None if default else frozenset(),
         layer_schemes=tuple(layers),
-        quantize_lm_head=default is not None and not any(matches(p, "lm_head") for p in skip),
+        quantize_lm_head=default is not None and not head_listed(skip),
     )
 
 
