@@ -255,3 +255,31 @@ def _vector_config_file(name: str) -> dict:
     from pathlib import Path
 
     return json.loads((Path(__file__).parent / "vectors" / "configs" / name).read_text())
+
+
+def test_qwen2_5_vl_text_model_sizes_as_qwen2_nested_or_flat():
+    """Qwen2.5-VL's decoder is Qwen2's block (q/k/v bias, no o bias); transformers 5 writes it
+    under text_config (qwen2_5_vl_text), older releases at the top level."""
+    text = {
+        "hidden_size": 3584,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 28,
+        "num_key_value_heads": 4,
+        "intermediate_size": 18944,
+        "vocab_size": 152064,
+        "max_position_embeddings": 128000,
+        "rms_norm_eps": 1e-06,
+        "tie_word_embeddings": False,
+    }
+    qwen2 = parse_config({"model_type": "qwen2", **text})
+    flat = parse_config({"model_type": "qwen2_5_vl", **text, "vision_config": {"depth": 32}})
+    nested = parse_config(
+        {
+            "model_type": "qwen2_5_vl",
+            "text_config": {"model_type": "qwen2_5_vl_text", **text},
+            "vision_config": {"depth": 32},
+        }
+    )
+    untyped = parse_config({"model_type": "qwen2_5_vl", "text_config": text})
+    assert flat.params.total == nested.params.total == untyped.params.total
+    assert nested.params.total == qwen2.params.total == 7_615_616_512  # Qwen2.5-7B's count

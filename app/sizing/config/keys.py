@@ -36,6 +36,8 @@ TEXT_MODEL_TYPES = {
     "lfm2_vl": "lfm2",
     "lfm3_vl": "lfm3",
     "exaone4_5": "exaone4",
+    "qwen2_vl": "qwen2_vl_text",
+    "qwen2_5_vl": "qwen2_5_vl_text",
 }
 # Text model types their wrapper's config class renames (Exaone4_5Config builds exaone4), or
 # whose decoder is another family's block (Qwen3-Omni's thinker is a Qwen3-MoE decoder).

@@ -243,6 +243,8 @@ LAYOUTS: dict[str, Layout] = {
     "qwen2_moe": QWEN2,
     "qwen2_vl": QWEN2.with_(o_bias=CONFIG),
     "qwen2_5_vl": QWEN2.with_(o_bias=CONFIG),
+    "qwen2_vl_text": QWEN2.with_(o_bias=CONFIG),  # transformers 5 nests it under text_config
+    "qwen2_5_vl_text": QWEN2.with_(o_bias=CONFIG),
     "qwen3": QWEN3,
     "qwen3_moe": QWEN3,
     "qwen3_vl_text": QWEN3,
