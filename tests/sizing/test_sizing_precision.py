@@ -301,3 +301,17 @@ def test_a_head_listed_under_a_multimodal_name_stays_bf16(head):
     assert (
         size(kept, SizingRequest()).weights_bytes > size(quantised, SizingRequest()).weights_bytes
     )
+
+
+def test_routers_stay_bf16_unless_the_engine_builds_them_with_the_quant_config():
+    # vLLM builds DeepSeek's router as GateLinear without a quant_config, so an NVFP4 list that
+    # does not name it still leaves it bf16; Qwen3-MoE's block hands the gate its quant_config.
+    qc = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head"]}
+    deepseek = _with_quant("deepseek-v3", qc)
+    router = next(m for m in deepseek.linears if m.name.endswith("mlp.gate"))
+    assert deepseek.quant.scheme_for(router) is None
+    qwen = _with_quant("qwen3-30b-a3b", qc)
+    gate = next(m for m in qwen.linears if m.name.endswith("mlp.gate"))
+    assert qwen.quant.scheme_for(gate) is not None
+    listed = _with_quant("qwen3-30b-a3b", {**qc, "ignore": ["lm_head", "re:.*mlp\\.gate$"]})
+    assert listed.quant.scheme_for(gate) is None

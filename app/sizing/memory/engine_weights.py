@@ -29,7 +29,7 @@ modelled.
 
 The embedding and an untied head are BF16 in every weight plan. In the checkpoint's own layout
 (its quantization_config) each matrix named here is priced as the checkpoint stores it — a router
-stays BF16 in an FP8 checkpoint (vLLM builds DeepSeek's ``gate`` with ``quant_config=None``) —
+stays BF16 (vLLM builds every router but Qwen3-MoE's and LFM2-MoE's without a quant_config) —
 and in a plan asked in one dtype at the rest's average width, exact for a uniform dtype.
 """
 

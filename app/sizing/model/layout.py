@@ -61,6 +61,7 @@ class Layout:
     moe_norms: int = 0  # norms an MoE block adds to the layer's own
     router_scales: bool = False  # the router also scales each hidden dim and each expert
     router_bias: bool = False  # a learned per-expert selection bias held as a parameter
+    router_takes_quant: bool = False  # vLLM builds the router with the checkpoint's quant_config
     shared_expert_gate: bool = True  # shared_expert_intermediate_size comes with a sigmoid gate
     shared_mlp_key: str | None = None  # one shared MLP beside the experts, this key wide
     expert_width_key: str | None = None  # the experts' width key when not moe_intermediate_size

@@ -224,7 +224,7 @@ LAYOUTS: dict[str, Layout] = {
     "minimax_m3_vl_text": QWEN3.with_(lightning_indexer=True),
     "muse_glimmer_text": GEMMA2.with_(attention_gate=PER_CHANNEL, tied=False),
     "lfm2": QWEN3.with_(tied=True, state_kind="short_conv", ffn_auto_adjust=True),
-    "lfm2_moe": QWEN3.with_(tied=True, state_kind="short_conv"),
+    "lfm2_moe": QWEN3.with_(tied=True, state_kind="short_conv", router_takes_quant=True),
     "lfm3": QWEN3.with_(
         tied=True,
         state_kind="short_conv",
@@ -246,9 +246,9 @@ LAYOUTS: dict[str, Layout] = {
     "qwen2_vl_text": QWEN2.with_(o_bias=CONFIG),  # transformers 5 nests it under text_config
     "qwen2_5_vl_text": QWEN2.with_(o_bias=CONFIG),
     "qwen3": QWEN3,
-    "qwen3_moe": QWEN3,
+    "qwen3_moe": QWEN3.with_(router_takes_quant=True),
     "qwen3_vl_text": QWEN3,
-    "qwen3_vl_moe_text": QWEN3,
+    "qwen3_vl_moe_text": QWEN3.with_(router_takes_quant=True),
     "qwen3_next": GATED_DELTANET,
     "kimi_linear": LLAMA.with_(state_kind="kda"),  # Kimi Delta Attention beside MLA layers
     "bailing_hybrid": LLAMA.with_(

@@ -33,6 +33,9 @@ class Linear:
     rows: int  # output features
     cols: int  # input features
     count: int = 1  # identical matrices under this name (the routed experts of one layer)
+    # A router vLLM builds with the checkpoint's quant_config (Qwen3-MoE's block, LFM2-MoE); every
+    # other router (GateLinear, the shared-expert gate, the DSA weights_proj) is built without one.
+    router_takes_quant: bool = False
 
     @property
     def params(self) -> int:
@@ -218,7 +221,7 @@ def _experts(keys: Keys, moe: Moe, name: str) -> list[Linear]:
             Linear(f"{name}.experts.down_proj", EXPERTS, h, inter, e),
         ]
         return out
-    out = [Linear(f"{name}.gate", ROUTER, e, h)]
+    out = [Linear(f"{name}.gate", ROUTER, e, h, router_takes_quant=moe.layout.router_takes_quant)]
     if moe.latent:
         out.append(Linear(f"{name}.fc1_latent_proj", MLP, moe.latent, h))
         out.append(Linear(f"{name}.fc2_latent_proj", MLP, h, moe.latent))

@@ -92,6 +92,8 @@ class Quantization:
 
     def scheme_for(self, linear: Linear) -> Scheme | None:
         """The scheme a matrix is stored in, or None for the model dtype."""
+        if linear.kind == ROUTER and not linear.router_takes_quant:
+            return None  # vLLM builds it unquantised whatever the lists say
         names = _checkpoint_names(linear)
         if self.layer_schemes:
             hit = self._layers.first(names)
