@@ -315,3 +315,62 @@ def test_routers_stay_bf16_unless_the_engine_builds_them_with_the_quant_config()
     assert qwen.quant.scheme_for(gate) is not None
     listed = _with_quant("qwen3-30b-a3b", {**qc, "ignore": ["lm_head", "re:.*mlp\\.gate$"]})
     assert listed.quant.scheme_for(gate) is None
+
+
+def _scheme(spec, suffix):
+    return spec.quant.scheme_for(next(m for m in spec.linears if m.name.endswith(suffix)))
+
+
+def test_a_mixed_checkpoint_leaves_every_module_it_does_not_list_unquantised():
+    # ModelOpt MIXED_PRECISION names each quantised module, the routed experts one by one
+    # (experts.E.gate_proj); vLLM leaves whatever quantized_layers does not name unquantised.
+    layers = {}
+    for layer in range(3):
+        base = f"model.layers.{layer}"
+        for e in range(128):
+            for proj in ("gate_proj", "up_proj", "down_proj"):
+                layers[f"{base}.mlp.experts.{e}.{proj}"] = {"quant_algo": "NVFP4"}
+        layers[f"{base}.self_attn.q_proj"] = {"quant_algo": "FP8"}
+    qc = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "quantized_layers": layers}
+    spec = _with_quant("qwen3-30b-a3b", qc)
+    assert _scheme(spec, "layers.0.mlp.experts.up_proj").label.startswith("nvfp4")
+    assert _scheme(spec, "layers.2.self_attn.q_proj").label.startswith("fp8")
+    assert _scheme(spec, "layers.2.self_attn.k_proj") is None
+    assert _scheme(spec, "layers.3.mlp.experts.up_proj") is None  # not listed
+    assert spec.quant.quantize_lm_head is False
+    assert "per module: fp8 e4m3, nvfp4" in spec.quant.describe()
+
+
+def test_lists_match_the_names_a_checkpoints_files_use():
+    # transformers renames Mixtral's block_sparse_moe and w1/w3/w2 on load, and Nemotron-H's
+    # backbone and attention mixer; the checkpoint's lists keep the files' names.
+    nvfp4 = {"quant_method": "modelopt", "quant_algo": "NVFP4"}
+    mixtral = _with_quant(
+        "mixtral-8x7b",
+        {**nvfp4, "ignore": ["lm_head", "model.layers.0.block_sparse_moe.experts.0.w1"]},
+    )
+    assert _scheme(mixtral, "layers.0.mlp.experts.gate_proj") is None
+    assert _scheme(mixtral, "layers.0.mlp.experts.up_proj") is not None
+    assert _scheme(mixtral, "layers.1.mlp.experts.gate_proj") is not None
+    nemotron = _with_quant(
+        "nemotron-3-nano-30b-a3b",
+        {**nvfp4, "ignore": ["lm_head", "backbone.layers.*.mixer.q_proj"]},
+    )
+    attention = [m for m in nemotron.linears if m.name.endswith("q_proj")]
+    assert attention and all(nemotron.quant.scheme_for(m) is None for m in attention)
+    assert _scheme(nemotron, "mixer.experts.up_proj") is not None
+
+
+def test_an_excluded_module_stays_unquantised_even_where_a_format_covers_it():
+    # vLLM checks exclude_modules before the experts' own format (moe_quant_algo).
+    qc = {
+        "quant_method": "modelopt",
+        "quantization": {
+            "quant_algo": "FP8",
+            "moe_quant_algo": "NVFP4",
+            "exclude_modules": ["lm_head", "model.layers.5.mlp.experts*"],
+        },
+    }
+    spec = _with_quant("qwen3-30b-a3b", qc)
+    assert _scheme(spec, "layers.5.mlp.experts.up_proj") is None
+    assert _scheme(spec, "layers.6.mlp.experts.up_proj").label.startswith("nvfp4")

@@ -23,6 +23,8 @@ def _weights_note(spec: ModelSpec, req: SizingRequest, rep: Replica) -> str:
             "only the MoE experts are quantised; attention, router, embeddings and LM head stay "
             "bf16"
             if quant.only_kinds
+            else "only the modules the config lists as quantised are; the rest stay bf16"
+            if quant.only_kinds is not None
             else (
                 "the modules the config lists as unquantised stay bf16"
                 if quant.skip or quant.layer_schemes

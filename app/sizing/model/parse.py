@@ -91,7 +91,7 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         context_limit=limit.tokens,
         context_limit_source=limit.source,
         linears=_linears(keys, dims, layers, quantized=bool(qc)),
-        quant=read_quantization(qc) if qc else None,
+        quant=read_quantization(qc, keys.model_type) if qc else None,
     )
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from .checkpoint_names import Rename, renamed
 from .linears import ROUTER, Linear
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ class Quantization:
     layer_schemes: tuple[tuple[str, Scheme | None], ...] = ()  # per-layer maps
     quantize_lm_head: bool = False
     notes: tuple[str, ...] = field(default=())
+    renames: tuple[Rename, ...] = ()  # the family's checkpoint names (checkpoint_names.py)
     _skip: Any = field(default=None, compare=False, repr=False)
     _layers: Any = field(default=None, compare=False, repr=False)
     # shipped_weight_bytes per (matrices, embedding, head, total): a checkpoint's layout is
@@ -94,21 +96,25 @@ class Quantization:
         """The scheme a matrix is stored in, or None for the model dtype."""
         if linear.kind == ROUTER and not linear.router_takes_quant:
             return None  # vLLM builds it unquantised whatever the lists say
-        names = _checkpoint_names(linear)
+        names = _checkpoint_names(linear, self.renames)
+        if self.skip and self._skip.first(names):  # an excluded module, as vLLM checks first
+            return None
         if self.layer_schemes:
             hit = self._layers.first(names)
             if hit is not None:
                 return hit[1]
         if self.only_kinds is not None and linear.kind not in self.only_kinds:
             return None
-        if self.skip and self._skip.first(names):
-            return None
         if not self.skip and linear.kind in self.skip_kinds:
             return None
         return self.scheme
 
     def describe(self) -> str:
-        return f"{self.family} as shipped, from quantization_config ({self.scheme.label})"
+        label = self.scheme.label
+        if self.family == "mixed":  # name each format the lists use
+            kinds = {s.label.split(":")[0].split(",")[0] for _, s in self.layer_schemes if s}
+            label = "per module: " + ", ".join(sorted(kinds | {label.split(":")[0].split(",")[0]}))
+        return f"{self.family} as shipped, from quantization_config ({label})"
 
 
 # A multimodal checkpoint's language model sits under one of these where the inventory (linears.py)
@@ -117,13 +123,20 @@ class Quantization:
 WRAPPED_PREFIXES = ("model.language_model.", "language_model.model.")
 
 
-def _checkpoint_names(linear: Linear) -> tuple[str, ...]:
-    """The names a checkpoint may give this matrix: its path (and its first expert's), and the
-    same under a multimodal wrapper's language-model prefix."""
-    own = (linear.name, f"{linear.name}.0") if linear.count > 1 else (linear.name,)
-    if not linear.name.startswith("model."):
-        return own
-    return own + tuple(p + n[len("model.") :] for p in WRAPPED_PREFIXES for n in own)
+def _checkpoint_names(linear: Linear, renames: tuple[Rename, ...] = ()) -> tuple[str, ...]:
+    """The names a checkpoint may give this matrix: its path (and its first expert's,
+    ``experts.0.gate_proj``), as the family's files write them, and the same under a multimodal
+    wrapper's language-model prefix."""
+    own = [linear.name]
+    if linear.count > 1:
+        parent, _, leaf = linear.name.rpartition(".")
+        own.append(f"{parent}.0.{leaf}")
+    if renames:
+        own += [n for n in (renamed(n, renames) for n in own) if n not in own]
+    wrapped = [
+        p + n[len("model.") :] for p in WRAPPED_PREFIXES for n in own if n.startswith("model.")
+    ]
+    return (*own, *wrapped)
 
 
 # The output head's names: its own, and a multimodal checkpoint's (Kimi-K2.5's quantisation lists
@@ -133,8 +146,13 @@ HEAD_NAMES = ("lm_head", "language_model.lm_head", "model.language_model.lm_head
 
 def head_listed(patterns: Iterable[str]) -> bool:
     """Whether a module list names the output head under any of its names."""
-    entries = tuple((p, None) for p in patterns)
-    return bool(entries) and _Matcher(entries).first(HEAD_NAMES) is not None
+    return head_entry([(p, None) for p in patterns]) is not None
+
+
+def head_entry(entries: Iterable[tuple[str, Any]]) -> tuple[str, Any] | None:
+    """The entry of a module list (or map) that names the output head, if one does."""
+    found = tuple(entries)
+    return _Matcher(found).first(HEAD_NAMES) if found else None
 
 
 def matches(pattern: str, name: str) -> bool:

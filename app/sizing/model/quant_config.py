@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigError
+from .checkpoint_names import CHECKPOINT_RENAMES
 from .linears import EXPERTS
 from .precision import (
     FP8_PER_TENSOR,
@@ -16,6 +19,7 @@ from .precision import (
     Quantization,
     Scheme,
     fp8_block,
+    head_entry,
     head_listed,
     int_groups,
 )
@@ -67,8 +71,11 @@ def _named_method(config: Any) -> Any:
     return {**config, "quant_method": method}
 
 
-def read_quantization(config: Mapping[str, Any] | None) -> Quantization | None:
-    """A Quantization for a config's ``quantization_config``; None when it has none."""
+def read_quantization(
+    config: Mapping[str, Any] | None, model_type: str | None = None
+) -> Quantization | None:
+    """A Quantization for a config's ``quantization_config``; None when it has none.
+    ``model_type`` (the text model's) says how the checkpoint's files name its modules."""
     if config is None:
         return None
     if not isinstance(config, Mapping):
@@ -78,7 +85,9 @@ def read_quantization(config: Mapping[str, Any] | None) -> Quantization | None:
         return None
     method = method.lower()
     reader = _READERS.get(method)
-    return reader(config) if reader else None
+    quant = reader(config) if reader else None
+    rules = CHECKPOINT_RENAMES.get(model_type or "")
+    return replace(quant, renames=rules) if quant is not None and rules else quant
 
 
 def _strings(config: Mapping[str, Any], *keys: str) -> tuple[str, ...]:
@@ -157,18 +166,11 @@ def _modelopt(config: Mapping[str, Any]) -> Quantization | None:
         layers.append((r"re:.*\.experts\..*", _modelopt_scheme(moe_algo, inner)))
     per_layer = inner.get("quantized_layers")
     if isinstance(per_layer, Mapping):  # MIXED_PRECISION: one algorithm per module
-        for name, spec in per_layer.items():
-            sub = str(spec.get("quant_algo") or "").upper() if isinstance(spec, Mapping) else ""
-            layers.append((str(name), _modelopt_scheme(sub, inner)))
-        scheme = (
-            FP8_PER_TENSOR if algo in ("", "MIXED_PRECISION") else _modelopt_scheme(algo, inner)
-        )
+        return _modelopt_mixed(per_layer, inner, skip, layers)
+    scheme = _modelopt_scheme(algo, inner)
+    family = "nvfp4" if "NVFP4" in algo else "fp8"
+    if moe_algo and ("NVFP4" in moe_algo) != ("NVFP4" in algo):
         family = "mixed"
-    else:
-        scheme = _modelopt_scheme(algo, inner)
-        family = "nvfp4" if "NVFP4" in algo else "fp8"
-        if moe_algo and ("NVFP4" in moe_algo) != ("NVFP4" in algo):
-            family = "mixed"
     if scheme is None:
         return None
     return Quantization(
@@ -178,6 +180,34 @@ def _modelopt(config: Mapping[str, Any]) -> Quantization | None:
         skip,
         layer_schemes=tuple(layers),
         quantize_lm_head=not head_listed(skip),
+    )
+
+
+def _modelopt_mixed(
+    per_layer: Mapping[str, Any],
+    inner: Mapping[str, Any],
+    skip: tuple[str, ...],
+    layers: list[tuple[str, Scheme | None]],
+) -> Quantization | None:
+    """``quantized_layers`` names each quantised module and its algorithm; vLLM leaves every
+    module it does not name unquantised, the head included ("Layer not in quantized_layers —
+    leave unquantized", ``ModelOptMixedPrecisionConfig.get_quant_method``)."""
+    for name, spec in per_layer.items():
+        sub = str(spec.get("quant_algo") or "").upper() if isinstance(spec, Mapping) else ""
+        layers.append((str(name), _modelopt_scheme(sub, inner)))
+    schemes = Counter(s for _, s in layers if s is not None)
+    if not schemes:
+        return None
+    head = head_entry(layers)
+    head_scheme = head[1] if head is not None and not head_listed(skip) else None
+    return Quantization(
+        "modelopt",
+        "mixed",
+        head_scheme or schemes.most_common(1)[0][0],  # the head's, else the most common
+        skip,
+        only_kinds=frozenset(),
+        layer_schemes=tuple(layers),
+        quantize_lm_head=head_scheme is not None,
     )
 
 
