@@ -68,6 +68,21 @@ def test_inline_config_gives_the_presets_numbers(sqlite_client: TestClient) -> N
     assert by_config.json()["kv_bytes_per_token"] == 36 * 2 * 8 * 128 * 2
 
 
+def test_a_modelopt_hf_quant_config_given_as_quantization_config(sqlite_client: TestClient) -> None:
+    # The object an older ModelOpt export writes to hf_quant_config.json, placed as vLLM places it.
+    config = load_preset_config("qwen3-8b")
+    config["quantization_config"] = {
+        "producer": {"name": "modelopt", "version": "0.29.0"},
+        "quantization": {"quant_algo": "FP8", "exclude_modules": ["lm_head"]},
+    }
+    data = post(sqlite_client, {"config": config}).json()
+    assert data["weights_precision"] == "fp8"
+    bad = {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "INT3"}}
+    refused = post(sqlite_client, {"config": {**config, "quantization_config": bad}})
+    assert refused.status_code == 422
+    assert "Unknown ModelOpt quant algo: INT3" in refused.text
+
+
 def test_hand_worked_example(sqlite_client: TestClient) -> None:
     data = post(sqlite_client, {"model": "llama-3.1-8b"}).json()
     assert data["kv_bytes_per_token"] == 131_072  # 32 layers × 2 × 8 heads × 128 × 2 bytes
