@@ -134,8 +134,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-# ModelOpt before 0.31 wrote its quantization here, beside config.json; vLLM reads it in place of a
-# missing quantization_config (vllm/transformers_utils/config.py, get_config).
+# Some ModelOpt exports write their quantization only here, beside config.json; vLLM reads it in place
+# of a missing quantization_config (vllm/transformers_utils/config.py, get_config).
 HF_QUANT_CONFIG = "hf_quant_config.json"
 
 
