@@ -245,7 +245,7 @@ def test_an_mxfp8_checkpoint_is_read_as_vllm_reads_it():
     assert moe.quant.family == "mixed"
 
 
-# ModelOpt before 0.31 wrote only hf_quant_config.json: vLLM places that object as the config's
+# Some ModelOpt exports write only hf_quant_config.json: vLLM places that object as the config's
 # quantization_config and names the method from its producer and quant_algo.
 HF_QUANT_NVFP4 = {
     "producer": {"name": "modelopt", "version": "0.29.0"},
