@@ -149,6 +149,7 @@ def plain_elements(spec: ModelSpec) -> ModelSpec:
                 a,
                 kv_lora_rank=(a.kv_lora_rank or 0) + a.indexer_head_dim,
                 indexer_head_dim=None,
+                index_topk=None,  # not sparse: fp8_ds_mla keys on it
             )
             if a.is_mla and a.indexer_head_dim
             else a
