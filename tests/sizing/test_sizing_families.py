@@ -283,3 +283,60 @@ def test_qwen2_5_vl_text_model_sizes_as_qwen2_nested_or_flat():
     untyped = parse_config({"model_type": "qwen2_5_vl", "text_config": text})
     assert flat.params.total == nested.params.total == untyped.params.total
     assert nested.params.total == qwen2.params.total == 7_615_616_512  # Qwen2.5-7B's count
+
+
+@pytest.mark.parametrize(
+    ("model_type", "full"),
+    [
+        ("olmo3", [3, 7]),  # every 4th from the first: (i + 1) % 4 == 0
+        ("cwm", [0, 4]),
+        ("granite_swa", [0, 4]),
+        ("granitemoe_swa", [0, 4]),
+        ("vaultgemma", [1, 3, 5, 7]),
+        ("muse_glimmer_text", [3, 7]),  # counted back from the last layer
+        ("mellum", list(range(8))),
+    ],
+)
+def test_layer_types_a_config_omits_follow_its_config_class(model_type, full):
+    """transformers fills layer_types in each class's __post_init__; a config without them is
+    not all sliding-window layers."""
+    config = {
+        "model_type": model_type,
+        "hidden_size": 1024,
+        "num_hidden_layers": 8,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "head_dim": 128,
+        "intermediate_size": 2048,
+        "vocab_size": 32000,
+        "max_position_embeddings": 65536,
+        "sliding_window": 512,
+    }
+    if model_type == "mellum":
+        config.update(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=512)
+    spec = parse_config(config)
+    kinds = [lay.attention.kind for lay in spec.layers]
+    assert [i for i, kind in enumerate(kinds) if kind == "full_attention"] == full
+
+
+def test_granitemoehybrid_without_a_block_list_is_all_mamba():
+    """GraniteMoeHybridConfig fills every layer with linear_attention (Mamba-2) unless
+    layers_block_type says otherwise."""
+    config = {
+        "model_type": "granitemoehybrid",
+        "hidden_size": 1024,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "intermediate_size": 2048,
+        "vocab_size": 32000,
+        "max_position_embeddings": 65536,
+        "mamba_n_heads": 32,
+        "mamba_d_head": 64,
+        "mamba_d_state": 128,
+    }
+    spec = parse_config(config)
+    assert {lay.kind for lay in spec.layers} == {"constant_state_only"}
+    config["layers_block_type"] = ["mamba", "attention", "mamba", "attention"]
+    kinds = [lay.kind for lay in parse_config(config).layers]
+    assert kinds == ["constant_state_only", "full_attention"] * 2

@@ -3,6 +3,7 @@ MiniMax-M3, HY-V4): per_layer_config overrides, indexer layers, layer types."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .derive_common import dense_first, layer_count, stated_types
@@ -145,3 +146,40 @@ def dots1(keys: Keys) -> dict[str, Any]:
         ],
         "sliding_window": window,
     }
+
+
+def _filled_layer_types(
+    layers: int, rule: Callable[[int, int], str]
+) -> Callable[[Keys], dict[str, Any]]:
+    """A config class that fills ``layer_types`` when the config omits it: ``rule(i, n)`` names
+    layer i of n (``layers``: the class's default depth)."""
+
+    def derive(keys: Keys) -> dict[str, Any]:
+        if keys.has("layer_types") or keys.has("layers_block_type"):
+            return {}
+        n = layer_count(keys, layers)
+        return {"layer_types": [rule(i, n) for i in range(n)]}
+
+    return derive
+
+
+FULL, SLIDING = "full_attention", "sliding_attention"
+# Each config class's __post_init__ in transformers 5.25 (configuration_<family>.py).
+FILLED_LAYER_TYPES: dict[str, Callable[[Keys], dict[str, Any]]] = {
+    # Olmo3Config: every 4th layer full, counting from the first.
+    "olmo3": _filled_layer_types(32, lambda i, n: SLIDING if (i + 1) % 4 else FULL),
+    # CwmConfig, GraniteSwaConfig, GraniteMoeSwaConfig: layer 0 and every 4th after it full.
+    "cwm": _filled_layer_types(64, lambda i, n: FULL if i % 4 == 0 else SLIDING),
+    "granite_swa": _filled_layer_types(24, lambda i, n: FULL if i % 4 == 0 else SLIDING),
+    "granitemoe_swa": _filled_layer_types(32, lambda i, n: FULL if i % 4 == 0 else SLIDING),
+    # VaultGemmaConfig: sliding and full in turn.
+    "vaultgemma": _filled_layer_types(26, lambda i, n: SLIDING if (i + 1) % 2 else FULL),
+    # MuseGlimmerTextConfig: every 4th layer full, counting back from the last.
+    "muse_glimmer_text": _filled_layer_types(
+        52, lambda i, n: FULL if (n - 1 - i) % 4 == 0 else SLIDING
+    ),
+    # MellumConfig: every layer full, its sliding_window default unused.
+    "mellum": _filled_layer_types(28, lambda i, n: FULL),
+    # GraniteMoeHybridConfig: every layer Mamba unless layers_block_type says.
+    "granitemoehybrid": _filled_layer_types(32, lambda i, n: "linear_attention"),
+}

@@ -14,7 +14,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigError
-from .derive_attention import dots1, gemma4, hy_v3, hy_v4, laguna, minimax_m3, step3p7
+from .derive_attention import (
+    FILLED_LAYER_TYPES,
+    dots1,
+    gemma4,
+    hy_v3,
+    hy_v4,
+    laguna,
+    minimax_m3,
+    step3p7,
+)
 from .derive_mixers import (
     bailing_hybrid,
     bamba,
@@ -88,4 +97,5 @@ _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "glm4_moe_lite": glm4_moe_lite,
     "step3p5": step3p7,
     "step3p7": step3p7,
+    **FILLED_LAYER_TYPES,
 }
