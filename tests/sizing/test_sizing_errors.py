@@ -147,6 +147,7 @@ def test_unknown_gpu():
                 "hidden_size": 64,
                 "num_hidden_layers": 2,
                 "num_attention_heads": 2,
+                "vocab_size": None,
                 "intermediate_size": 4,
             },
             "vocab_size",
@@ -210,9 +211,17 @@ def test_non_decoders_are_unsupported_with_an_explanation(raw, fragment):
     assert fragment in info.value.message
 
 
-def test_missing_context_without_max_positions():
+def test_missing_max_positions_takes_the_config_class_default():
+    """transformers fills an omitted key from the class (LlamaConfig: 2,048 positions)."""
     raw = load_preset_config("llama-3.1-8b")
     del raw["max_position_embeddings"]
+    assert size(parse_config(raw), SizingRequest()).inputs["context"] == 2048
+
+
+def test_missing_context_without_max_positions():
+    """Kimi K2's config class ships with the checkpoint, not in transformers: no default."""
+    raw = load_preset_config("kimi-k2")
+    del raw["max_position_embeddings"], raw["rope_scaling"]  # YaRN would state one
     spec = parse_config(raw)
     with pytest.raises(SizingError) as info:
         size(spec, SizingRequest())

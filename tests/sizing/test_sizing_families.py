@@ -340,3 +340,59 @@ def test_granitemoehybrid_without_a_block_list_is_all_mamba():
     config["layers_block_type"] = ["mamba", "attention", "mamba", "attention"]
     kinds = [lay.kind for lay in parse_config(config).layers]
     assert kinds == ["constant_state_only", "full_attention"] * 2
+
+
+def test_a_text_config_that_leaves_keys_to_its_class_takes_the_class_defaults():
+    """llava-hf/llava-1.5-7b-hf states only its Llama text model's vocabulary and context; the
+    width, depth and heads are LlamaConfig's defaults (transformers and vLLM load those)."""
+    config = {
+        "model_type": "llava",
+        "text_config": {
+            "architectures": ["LlamaForCausalLM"],
+            "max_position_embeddings": 4096,
+            "model_type": "llama",
+            "rms_norm_eps": 1e-05,
+            "vocab_size": 32064,
+        },
+        "vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024},
+    }
+    spec = parse_config(config)
+    assert (spec.hidden_size, spec.num_layers) == (4096, 32)
+    # LLaMA-7B's 6,738,415,616 parameters with 64 more vocabulary rows in embedding and head
+    assert spec.params.total == 6_738_415_616 + 2 * 64 * 4096
+    # llava-v1.6-mistral-7b-hf: MistralConfig's width, depth and heads
+    mistral = parse_config(
+        {
+            "model_type": "llava_next",
+            "text_config": {
+                "model_type": "mistral",
+                "intermediate_size": 14336,
+                "max_position_embeddings": 32768,
+                "num_key_value_heads": 8,
+                "sliding_window": None,
+                "vocab_size": 32064,
+            },
+        }
+    )
+    assert mistral.params.total == 7_241_732_096 + 2 * 64 * 4096  # Mistral 7B, 64 more rows
+
+
+def test_a_stated_alias_beats_the_class_default_under_its_own_name():
+    """Falcon-40B states n_layer and n_head; FalconConfig's num_hidden_layers default (32) and
+    num_attention_heads (71) must not win over them."""
+    spec = parse_config(
+        {
+            "model_type": "falcon",
+            "hidden_size": 8192,
+            "n_head": 128,
+            "n_head_kv": 8,
+            "n_layer": 60,
+            "new_decoder_architecture": True,
+            "vocab_size": 65024,
+            "parallel_attn": True,
+            "bias": False,
+            "alibi": False,
+        }
+    )
+    assert spec.num_layers == 60
+    assert (spec.layers[0].attention.num_heads, spec.layers[0].attention.num_kv_heads) == (128, 8)

@@ -1,15 +1,23 @@
 """What transformers' config classes fill in when a config.json leaves a key out.
 
-Only keys that change sizing, per ``model_type``, read from transformers 5.24
-``models/*/configuration_*.py`` (and checked by instantiating each class with no arguments), so a
-minimal config sizes as transformers and vLLM would load it.
+Two sources, per ``model_type``, so a minimal config sizes as transformers and vLLM would load it:
+
+- ``class_defaults.json``: every config class's declared defaults for the dimension keys (width,
+  depth, heads, vocabulary, context, MLA ranks, expert counts), read from transformers by
+  ``tools/configs/read_class_defaults.py``. llava-hf's llava-1.5-7b states only the vocabulary
+  and context of its Llama text model; the rest are LlamaConfig's.
+- ``CURATED`` below: the other keys that change sizing (windows, layer patterns, state sizes),
+  read from transformers 5.24 ``models/*/configuration_*.py`` and checked by instantiating each
+  class with no arguments. They win where both name a key.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
+CURATED: dict[str, dict[str, Any]] = {
     "gemma": {"head_dim": 256, "vocab_size": 256000, "max_position_embeddings": 8192},
     "gemma2": {
         "head_dim": 256,
@@ -121,3 +129,19 @@ MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "falcon_h1": {"mamba_d_conv": 4, "mamba_expand": 2, "mamba_d_state": 256},
 }
+
+
+def _class_defaults() -> dict[str, dict[str, Any]]:
+    path = Path(__file__).with_name("class_defaults.json")
+    return json.loads(path.read_text())["defaults"]
+
+
+def _merged() -> dict[str, dict[str, Any]]:
+    read = _class_defaults()
+    return {
+        model_type: {**read.get(model_type, {}), **CURATED.get(model_type, {})}
+        for model_type in read.keys() | CURATED.keys()
+    }
+
+
+MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = _merged()

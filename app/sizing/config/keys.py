@@ -119,7 +119,13 @@ class Keys:
         return view
 
     def first(self, keys: Iterable[str]) -> str | None:
-        """The first key among ``keys`` that is set (not null) in the config or its defaults."""
+        """The first key among ``keys`` that the config sets (not null), else the first its
+        class defaults: a stated alias (Falcon-40B's ``n_layer``) beats a default under the
+        class's own name (FalconConfig's ``num_hidden_layers``), as transformers maps it."""
+        keys = tuple(keys)
+        for key in keys:
+            if self.derived.get(key, self.data.get(key)) is not None:
+                return key
         for key in keys:
             if self.raw(key) is not None:
                 return key

@@ -1,0 +1,106 @@
+"""Read the sizing keys' defaults from transformers' config classes into a data file.
+
+A dev-only tool: run it in an environment with the transformers release being adopted (no
+PyTorch needed; config classes import without it) and it writes
+app/sizing/config/class_defaults.json, which ``config/defaults.py`` reads. A config.json may leave
+out any key whose value equals its class's default (llava-hf's llava-1.5-7b text_config states
+only its vocabulary and context), and transformers and vLLM then load that default.
+
+    python -m venv /tmp/tf && /tmp/tf/bin/pip install transformers==5.25.0
+    /tmp/tf/bin/python tools/configs/read_class_defaults.py
+
+Only a field's declared default is taken, never an instance's value: a default of ``None`` is
+filled in ``__post_init__`` from the other keys (``num_key_value_heads`` from the heads,
+``head_dim`` from hidden ÷ heads), which the sizing core derives itself from what the config
+states.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parents[2] / "app" / "sizing" / "config" / "class_defaults.json"
+# The dimension keys the core reads, where a missing one either refuses the config or is
+# filled by a rule of ours that the class's default contradicts.
+KEYS = (
+    "vocab_size",
+    "hidden_size",
+    "intermediate_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "max_position_embeddings",
+    "kv_lora_rank",
+    "q_lora_rank",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+    "v_head_dim",
+    "moe_intermediate_size",
+    "n_routed_experts",
+    "num_experts",
+    "num_local_experts",
+    "num_experts_per_tok",
+    "n_shared_experts",
+    "first_k_dense_replace",
+    "moe_layer_freq",
+    # the older families' names for width, depth, heads and context
+    "n_embd",
+    "d_model",
+    "n_layer",
+    "n_layers",
+    "num_layers",
+    "n_head",
+    "n_heads",
+    "num_heads",
+    "n_positions",
+    "max_seq_len",
+)
+WIDTHS = ("hidden_size", "n_embd", "d_model")
+
+
+def declared_defaults(cls: type) -> dict[str, int]:
+    """The class's declared integer defaults for KEYS (dataclass fields, as transformers 5 has)."""
+    if not dataclasses.is_dataclass(cls):
+        return {}
+    values = {f.name: f.default for f in dataclasses.fields(cls)}
+    return {
+        key: values[key]
+        for key in KEYS
+        if isinstance(values.get(key), int) and not isinstance(values.get(key), bool)
+    }
+
+
+def main() -> None:
+    import transformers
+    from transformers import CONFIG_MAPPING
+
+    warnings.filterwarnings("ignore")
+    table: dict[str, dict[str, int]] = {}
+    for model_type in sorted(CONFIG_MAPPING.keys()):
+        try:
+            cls = CONFIG_MAPPING[model_type]
+        except (ImportError, ValueError):
+            continue
+        found = declared_defaults(cls)
+        if any(key in found for key in WIDTHS):  # a model with a width of its own, not a wrapper
+            table[model_type] = found
+    lines = [
+        f"  {json.dumps(k)}: {json.dumps(v, separators=(', ', ': '))}" for k, v in table.items()
+    ]
+    header = json.dumps({"transformers": transformers.__version__})[1:-1]
+    OUT.write_text(
+        "{\n  "
+        + header
+        + ',\n  "defaults": {\n'
+        + ",\n".join("  " + line for line in lines)
+        + "\n  }\n}\n"
+    )
+    print(f"{len(table)} model types -> {OUT}")
+
+
+if __name__ == "__main__":
+    main()
