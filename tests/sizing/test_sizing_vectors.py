@@ -109,3 +109,32 @@ def test_nemotron_state_pins_fp32_from_config():
     result = size(parse_config(vector_config(entry)), SizingRequest(gpu="H200", context=8))
     # 23 Mamba-2 layers: conv 3 × (4096 + 2·8·128) × 2 B + 64 × 64 × 128 × 4 B (float32 pinned)
     assert result.state_bytes_per_sequence == 23 * (3 * 6144 * 2 + 64 * 64 * 128 * 4)
+
+
+def _text_config(raw: dict) -> dict:
+    """The dict that holds the language model's keys (the config, or its text_config)."""
+    nested = raw.get("text_config")
+    return nested if isinstance(nested, dict) and nested.get("model_type") else raw
+
+
+@pytest.mark.parametrize("entry", VECTORS, ids=IDS)
+def test_keys_equal_to_the_class_default_may_be_left_out(entry):
+    """A config.json may omit any key whose value its config class declares as the default
+    (transformers then loads the default): with every such key removed, the model sizes the
+    same — parameters, cache per token and the context it plans for."""
+    from app.sizing.config.defaults import MODEL_TYPE_DEFAULTS
+
+    raw = vector_config(entry)
+    whole = parse_config(raw, name=entry["model"])
+    text = _text_config(raw)
+    defaults = MODEL_TYPE_DEFAULTS.get(text.get("model_type", ""), {})
+    omitted = [k for k, v in defaults.items() if k in text and text[k] == v]
+    if not omitted:
+        pytest.skip("the config states no key at its class default")
+    for key in omitted:
+        del text[key]
+    trimmed = parse_config(raw, name=entry["model"])
+    assert trimmed.params.total == whole.params.total, omitted
+    assert trimmed.context_limit == whole.context_limit, omitted
+    request = SizingRequest(gpu="B300", context=1024)
+    assert size(trimmed, request).kv_bytes_per_token == size(whole, request).kv_bytes_per_token
