@@ -378,8 +378,9 @@ def test_a_text_config_that_leaves_keys_to_its_class_takes_the_class_defaults():
 
 
 def test_a_stated_alias_beats_the_class_default_under_its_own_name():
-    """Falcon-40B states n_layer and n_head; FalconConfig's num_hidden_layers default (32) and
-    num_attention_heads (71) must not win over them."""
+    """A config in the first Falcon releases' names (n_layer, n_head, n_head_kv, as vLLM's
+    RWConfig reads them): FalconConfig's num_hidden_layers (32) and num_attention_heads (71)
+    defaults must not win over what it states."""
     spec = parse_config(
         {
             "model_type": "falcon",
@@ -396,3 +397,12 @@ def test_a_stated_alias_beats_the_class_default_under_its_own_name():
     )
     assert spec.num_layers == 60
     assert (spec.layers[0].attention.num_heads, spec.layers[0].attention.num_kv_heads) == (128, 8)
+
+
+def test_bloom_states_its_width_as_n_embed():
+    """BloomConfig reads the old n_embed key over its hidden_size default (64)."""
+    spec = parse_config(
+        {"model_type": "bloom", "n_embed": 1024, "n_layer": 24, "n_head": 16, "vocab_size": 250880}
+    )
+    assert spec.hidden_size == 1024
+    assert spec.params.total == 559_214_592  # bloom-560m

@@ -252,7 +252,11 @@ def test_a_config_file_upload_works_without_javascript(sqlite_client: TestClient
         ('{"model_type": "llama", "hidden_size": 4096,', "not valid JSON"),
         ("[1, 2, 3]", "JSON object"),
         ('{"model_type": "bert", "hidden_size": 768}', "encoder"),
-        ('{"model_type": "llama", "hidden_size": 4096}', "num_hidden_layers"),
+        # null, not left out: a key left out takes LlamaConfig's default
+        (
+            '{"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": null}',
+            "num_hidden_layers",
+        ),
         ("", "paste a config.json"),
     ],
 )

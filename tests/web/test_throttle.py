@@ -54,6 +54,7 @@ def test_the_calculator_answers_429_past_its_limit(limited_client: TestClient) -
             "num_attention_heads": 32,
             "vocab_size": 32000,
             "intermediate_size": 11008,
+            "max_position_embeddings": 131072,
         }
     )
     codes = []

@@ -47,6 +47,14 @@ KEYS = (
     "n_shared_experts",
     "first_k_dense_replace",
     "moe_layer_freq",
+    "moe_num_experts",
+    "moe_num_shared_experts",
+    "num_shared_experts",
+    "shared_expert_intermediate_size",
+    "moe_shared_expert_intermediate_size",
+    "share_expert_dim",
+    "sliding_window",
+    "use_sliding_window",
     # the older families' names for width, depth, heads and context
     "n_embd",
     "d_model",
@@ -60,6 +68,7 @@ KEYS = (
     "max_seq_len",
 )
 WIDTHS = ("hidden_size", "n_embd", "d_model")
+FLAGS = frozenset({"use_sliding_window"})  # the one boolean taken
 
 
 def declared_defaults(cls: type) -> dict[str, int]:
@@ -70,7 +79,8 @@ def declared_defaults(cls: type) -> dict[str, int]:
     return {
         key: values[key]
         for key in KEYS
-        if isinstance(values.get(key), int) and not isinstance(values.get(key), bool)
+        if isinstance(values.get(key), int)
+        and (key in FLAGS or not isinstance(values.get(key), bool))
     }
 
 

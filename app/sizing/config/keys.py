@@ -120,8 +120,8 @@ class Keys:
 
     def first(self, keys: Iterable[str]) -> str | None:
         """The first key among ``keys`` that the config sets (not null), else the first its
-        class defaults: a stated alias (Falcon-40B's ``n_layer``) beats a default under the
-        class's own name (FalconConfig's ``num_hidden_layers``), as transformers maps it."""
+        class defaults: what the config states under an older name (``n_layer``, ``n_embed``)
+        is never overridden by a default under the class's current name."""
         keys = tuple(keys)
         for key in keys:
             if self.derived.get(key, self.data.get(key)) is not None:

@@ -30,8 +30,9 @@ class Dims:
 
 
 def decoder_dims(keys: Keys) -> Dims:
-    """Hidden size, depth and heads under any of their common names, or a precise error."""
-    hidden_key = keys.first(("hidden_size", "n_embd", "d_model", "model_dim"))
+    """Hidden size, depth and heads under any of their common names (BLOOM's and the first
+    Falcon releases' ``n_embed`` too, which their config classes still read), or a precise error."""
+    hidden_key = keys.first(("hidden_size", "n_embd", "n_embed", "d_model", "model_dim"))
     layers_key = keys.first(("num_hidden_layers", "n_layer", "num_layers", "n_layers"))
     if layers_key is None and keys.model_type == "nemotron_h" and stated_depth(keys):
         layers_key = "layers_block_type"  # the pattern's length is the depth
