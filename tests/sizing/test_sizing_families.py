@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from app.sizing import SizingRequest, parse_config, size
-from app.sizing.errors import UnsupportedArchitectureError
+from app.sizing.errors import ConfigError, UnsupportedArchitectureError
 from app.sizing.memory.kv import state_bytes
 from tests.sizing.sizing_helpers import vector_config, vectors
 
@@ -406,3 +406,19 @@ def test_bloom_states_its_width_as_n_embed():
     )
     assert spec.hidden_size == 1024
     assert spec.params.total == 559_214_592  # bloom-560m
+
+
+def test_dbrx_reads_its_nested_sub_configs_and_names_a_bad_one():
+    """DbrxConfig keeps the key/value heads in attn_config and the experts in ffn_config; a
+    sub-config that is not an object is refused naming it, and an absent one takes the
+    sub-config class's defaults (kv_n_heads 1; 4 experts, top-1, 3,584 wide)."""
+    base = {"model_type": "dbrx", "d_model": 1024, "n_heads": 8, "n_layers": 2, "vocab_size": 1000}
+    spec = parse_config(base)
+    assert spec.layers[0].attention.num_kv_heads == 1
+    assert spec.params.total == spec.params.active + 2 * 3 * 3 * 3584 * 1024  # 3 idle experts
+    with pytest.raises(ConfigError) as info:
+        parse_config({**base, "attn_config": [8]})
+    assert info.value.field == "attn_config"
+    with pytest.raises(ConfigError) as info:
+        parse_config({**base, "ffn_config": {"moe_num_experts": "many"}})
+    assert info.value.field == "ffn_config.moe_num_experts"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import ConfigError
 from .derive_common import dense_first, layer_count
-from .keys import MAX_LAYERS, Keys
+from .keys import MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, Keys
 
 
 def ernie4_5_moe(keys: Keys) -> dict[str, Any]:
@@ -67,6 +68,31 @@ def mpt(keys: Keys) -> dict[str, Any]:
     return {
         "intermediate_size": keys.int("expansion_ratio", 4, maximum=64) * width,
         "num_key_value_heads": keys.raw("n_heads", 16),
+    }
+
+
+def _sub_config(keys: Keys, name: str) -> Keys:
+    """A nested sub-config (DBRX's attn_config / ffn_config) as keys of its own: absent, its
+    class's defaults apply; errors name it as ``name.key``."""
+    value = keys.raw(name)
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        raise ConfigError("must be an object", field=keys.field(name))
+    return Keys(value, "", prefix=f"{keys.field(name)}.")
+
+
+def dbrx(keys: Keys) -> dict[str, Any]:
+    """DbrxConfig: the key/value heads in attn_config (kv_n_heads, DbrxAttentionConfig's default
+    1), the experts in ffn_config (moe_num_experts 4, moe_top_k 1, each ffn_hidden_size 3,584
+    wide and gated: w1, v1, w2); the context is max_seq_len (its attribute_map)."""
+    attn, ffn = _sub_config(keys, "attn_config"), _sub_config(keys, "ffn_config")
+    return {
+        "num_key_value_heads": attn.int("kv_n_heads", 1, maximum=MAX_HEADS),
+        "num_local_experts": ffn.int("moe_num_experts", 4, maximum=MAX_EXPERTS),
+        "num_experts_per_tok": ffn.int("moe_top_k", 1, maximum=MAX_EXPERTS),
+        "intermediate_size": ffn.int("ffn_hidden_size", 3584),
+        "max_position_embeddings": keys.int("max_seq_len", 2048, maximum=MAX_POSITIONS),
     }
 
 

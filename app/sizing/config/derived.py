@@ -35,7 +35,7 @@ from .derive_mixers import (
     mamba2,
     minimax,
 )
-from .derive_moe import afmoe, cohere2_moe, ernie4_5_moe, exaone_moe, glm4_moe_lite, mpt
+from .derive_moe import afmoe, cohere2_moe, dbrx, ernie4_5_moe, exaone_moe, glm4_moe_lite, mpt
 from .keys import Keys
 
 
@@ -82,6 +82,7 @@ _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "minimax": minimax,
     "dots1": dots1,
     "mpt": mpt,
+    "dbrx": dbrx,
     "cohere2_moe": cohere2_moe,
     "bailing_hybrid": bailing_hybrid,
     "minimax_m3_vl": minimax_m3,

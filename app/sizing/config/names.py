@@ -130,6 +130,8 @@ FAMILIES = {
     "muse_glimmer_text": "Muse Glimmer",
     "nanochat": "nanochat",
     "olmo": "OLMo",
+    "nemotron": "Nemotron",
+    "dbrx": "DBRX",
     "olmo3": "OLMo 3",
     "olmoe": "OLMoE",
     "olmo_hybrid": "OLMo hybrid",

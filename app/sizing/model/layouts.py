@@ -160,6 +160,10 @@ LAYOUTS: dict[str, Layout] = {
     "cohere2": Layout(block_norms=1, tied=True),
     "cohere2_moe": Layout(block_norms=1, tied=True, expert_width_key="intermediate_size"),
     "olmo": Layout(norm=PARAMETER_FREE),
+    # Nemotron(-4) / Minitron: LayerNorm1P (weight and bias), a plain squared-ReLU MLP (up, down)
+    "nemotron": Layout(norm=LAYERNORM, mlp_gated=False),
+    # DBRX: bias-free LayerNorms (a weight each, as RMSNorm holds), fused Wqkv, every layer MoE
+    "dbrx": LLAMA,
     "olmo2": OLMO2,
     "olmo3": OLMO2,
     "olmo_hybrid": OLMO2,  # gated DeltaNet layers beside OLMo 2 attention
