@@ -2,7 +2,9 @@
 
 A dev-only tool: run it in an environment with the transformers release being adopted (no
 PyTorch needed; config classes import without it) and it writes
-app/sizing/config/class_defaults.json, which ``config/defaults.py`` reads. A config.json may leave
+app/sizing/config/class_defaults.json, which ``config/defaults.py`` reads: each class's declared
+defaults and its ``attribute_map`` (a key stated under an older or shared name sets the attribute
+the map names: gpt_bigcode's ``max_position_embeddings`` is its ``n_positions``). A config.json may leave
 out any key whose value equals its class's default (llava-hf's llava-1.5-7b text_config states
 only its vocabulary and context), and transformers and vLLM then load that default.
 
@@ -84,12 +86,28 @@ def declared_defaults(cls: type) -> dict[str, int]:
     }
 
 
+# attribute_map entries that never change a size (token ids, dropout, initialisation, epsilons)
+IRRELEVANT = ("token", "dropout", "init", "eps", "layerdrop", "mel", "codebook", "_index")
+
+
+def aliases(cls: type) -> dict[str, str]:
+    """The class's attribute_map (an older or shared name → the attribute it sets), as far as
+    the names can change a size."""
+    found = getattr(cls, "attribute_map", None) or {}
+    return {
+        alias: name
+        for alias, name in sorted(found.items())
+        if not any(word in alias or word in name for word in IRRELEVANT)
+    }
+
+
 def main() -> None:
     import transformers
     from transformers import CONFIG_MAPPING
 
     warnings.filterwarnings("ignore")
     table: dict[str, dict[str, int]] = {}
+    maps: dict[str, dict[str, str]] = {}
     for model_type in sorted(CONFIG_MAPPING.keys()):
         try:
             cls = CONFIG_MAPPING[model_type]
@@ -98,18 +116,18 @@ def main() -> None:
         found = declared_defaults(cls)
         if any(key in found for key in WIDTHS):  # a model with a width of its own, not a wrapper
             table[model_type] = found
-    lines = [
-        f"  {json.dumps(k)}: {json.dumps(v, separators=(', ', ': '))}" for k, v in table.items()
-    ]
+        if aliases(cls):
+            maps[model_type] = aliases(cls)
     header = json.dumps({"transformers": transformers.__version__})[1:-1]
-    OUT.write_text(
-        "{\n  "
-        + header
-        + ',\n  "defaults": {\n'
-        + ",\n".join("  " + line for line in lines)
-        + "\n  }\n}\n"
-    )
-    print(f"{len(table)} model types -> {OUT}")
+    sections = _section("defaults", table) + ",\n" + _section("aliases", maps)
+    OUT.write_text("{\n  " + header + ",\n" + sections + "\n}\n")
+    print(f"{len(table)} model types' defaults, {len(maps)} alias maps -> {OUT}")
+
+
+def _section(name: str, rows: dict[str, dict[str, object]]) -> str:
+    """One JSON object of objects, a model type per line (diffs stay readable)."""
+    lines = [f"    {json.dumps(k)}: {json.dumps(v, separators=(', ', ': '))}" for k, v in rows.items()]
+    return f'  "{name}": {{\n' + ",\n".join(lines) + "\n  }"
 
 
 if __name__ == "__main__":

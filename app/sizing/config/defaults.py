@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 CURATED: dict[str, dict[str, Any]] = {
@@ -131,13 +132,11 @@ CURATED: dict[str, dict[str, Any]] = {
 }
 
 
-def _class_defaults() -> dict[str, dict[str, Any]]:
-    path = Path(__file__).with_name("class_defaults.json")
-    return json.loads(path.read_text())["defaults"]
+_READ = json.loads(Path(__file__).with_name("class_defaults.json").read_text())
 
 
 def _merged() -> dict[str, dict[str, Any]]:
-    read = _class_defaults()
+    read = _READ["defaults"]
     return {
         model_type: {**read.get(model_type, {}), **CURATED.get(model_type, {})}
         for model_type in read.keys() | CURATED.keys()
@@ -145,3 +144,22 @@ def _merged() -> dict[str, dict[str, Any]]:
 
 
 MODEL_TYPE_DEFAULTS: dict[str, dict[str, Any]] = _merged()
+# Each class's attribute_map: a key stated under the alias sets the attribute it names.
+ALIASES: dict[str, dict[str, str]] = _READ["aliases"]
+
+
+def with_aliases(data: Mapping[str, Any], model_type: str) -> Mapping[str, Any]:
+    """The config as its class reads it: a key stated under an alias in the class's
+    attribute_map also fills the attribute the map names, where the config does not state that
+    one (gpt_bigcode's ``max_position_embeddings`` is its ``n_positions``, GLM-4.7-Flash's
+    ``head_dim`` its ``qk_rope_head_dim``, Step-3.5's ``num_attention_groups`` its
+    ``num_key_value_heads``)."""
+    names = ALIASES.get(model_type)
+    if not names:
+        return data
+    filled = {
+        name: data[alias]
+        for alias, name in names.items()
+        if data.get(alias) is not None and data.get(name) is None
+    }
+    return {**data, **filled} if filled else data

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import ConfigError, UnsupportedArchitectureError
-from .defaults import MODEL_TYPE_DEFAULTS
+from .defaults import MODEL_TYPE_DEFAULTS, with_aliases
 
 # Absurdity bounds: generous for any real model, small enough to keep arithmetic and loops cheap.
 MAX_DIM = 1 << 20  # hidden sizes, head dims, intermediate sizes
@@ -83,7 +83,7 @@ class Keys:
     """Validated access to one (text) config dict; ``prefix`` names nested keys in errors."""
 
     def __init__(self, data: Mapping[str, Any], model_type: str, prefix: str = "") -> None:
-        self.data = data
+        self.data = with_aliases(data, model_type)
         self.model_type = model_type
         self.prefix = prefix
         self.defaults = MODEL_TYPE_DEFAULTS.get(model_type, {})
