@@ -126,7 +126,9 @@ def main() -> None:
 
 def _section(name: str, rows: dict[str, dict[str, object]]) -> str:
     """One JSON object of objects, a model type per line (diffs stay readable)."""
-    lines = [f"    {json.dumps(k)}: {json.dumps(v, separators=(', ', ': '))}" for k, v in rows.items()]
+    lines = [
+        f"    {json.dumps(k)}: {json.dumps(v, separators=(', ', ': '))}" for k, v in rows.items()
+    ]
     return f'  "{name}": {{\n' + ",\n".join(lines) + "\n  }"
 
 

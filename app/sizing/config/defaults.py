@@ -14,8 +14,8 @@ Two sources, per ``model_type``, so a minimal config sizes as transformers and v
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 CURATED: dict[str, dict[str, Any]] = {
