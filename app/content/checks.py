@@ -197,6 +197,33 @@ def check_wrapped_sums(path: Path, body: str, collector: Collector) -> None:
         previous = line
 
 
+# A word broken after its hyphen at a line end ("low-" / "latency"): markdown and YAML's folded
+# strings join the lines with a space, so the page shows "low- latency". A suspended hyphen
+# ("pre- and post-fill") is left alone.
+_HYPHEN_AT_END = re.compile(r"[A-Za-z]-$")
+_SUSPENDED = ("and ", "or ", "to ", "vs ")
+
+
+def check_wrapped_hyphens(path: Path, text: str, collector: Collector) -> None:
+    """A hyphenated word split across two lines, anywhere outside code (front matter too)."""
+    lines = text.splitlines()
+    in_fence = False
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence or number == len(lines) or not _HYPHEN_AT_END.search(line.rstrip()):
+            continue
+        following = lines[number].lstrip()
+        if following[:1].isalpha() and not following.startswith(_SUSPENDED):
+            collector.add(
+                path,
+                f"line {number} ends a hyphenated word that line {number + 1} finishes; the page "
+                "joins them with a space ('low- latency'): keep the word on one line",
+                "notation",
+            )
+
+
 # "a × 10⁹ ÷ 211 × 10⁹" read left to right multiplies by the second power of ten; a divisor in
 # scientific notation needs brackets: "÷ (211 × 10⁹ B/s)".
 _BARE_DIVISOR = re.compile(r"÷ \d[\d.,]* × 10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")

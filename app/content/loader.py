@@ -20,6 +20,7 @@ from app.content.checks import (
     check_references,
     check_rubric_summaries,
     check_unique,
+    check_wrapped_hyphens,
     check_wrapped_sums,
 )
 from app.content.collector import Collector, ContentError
@@ -116,6 +117,7 @@ def _read_meta(
         return None
     check_wrapped_sums(path, body, collector)
     check_division_notation(path, text, collector)
+    check_wrapped_hyphens(path, text, collector)
     return meta, body
 
 

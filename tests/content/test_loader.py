@@ -112,3 +112,19 @@ def test_a_sum_wrapped_onto_a_plus_line_is_refused(tmp_path: Path) -> None:
         "end the previous line with the '+' instead"
         for n in (2, 9)
     ]
+
+
+def test_a_hyphenated_word_split_across_lines_is_refused(tmp_path: Path) -> None:
+    """The page would join the halves with a space ('low- latency'); a suspended hyphen ('pre-
+    and post-fill') and code are left alone."""
+    from app.content.checks import check_wrapped_hyphens
+    from app.content.collector import Collector
+
+    collector = Collector(tmp_path)
+    text = (
+        "summary: >\n  dense GQA, latent-\n  attention MoEs\n"
+        "Both pre-\nand post-fill work.\n```text\nlow-\nlatency in a fence is fine\n```\n"
+        "a full-\nvocabulary KL\n"
+    )
+    check_wrapped_hyphens(tmp_path / "page.md", text, collector)
+    assert [error.message.split(" ends")[0] for error in collector.errors] == ["line 2", "line 10"]
