@@ -73,3 +73,21 @@ def test_a_bad_rope_scaling_is_a_config_error_naming_the_key():
     with pytest.raises(Exception) as raised:
         parse_config(config)
     assert raised.value.field == "rope_scaling.factor"
+
+
+def test_the_context_limit_is_the_smallest_position_key_as_vllm_derives_it():
+    """vLLM reads every position key it knows and takes the smallest (MPT's max_seq_len among
+    them); a set model_max_length wins outright."""
+    mpt = {
+        "model_type": "mpt",
+        "d_model": 4096,
+        "n_heads": 32,
+        "n_layers": 32,
+        "expansion_ratio": 4,
+        "max_seq_len": 2048,
+        "vocab_size": 50432,
+    }
+    assert parse_config(mpt).context_limit == 2048
+    llama = load_preset_config("llama-3.1-8b")
+    assert parse_config({**llama, "seq_len": 4096}).context_limit == 4096
+    assert parse_config({**llama, "model_max_length": 200_000}).context_limit == 200_000

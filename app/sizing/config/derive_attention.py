@@ -148,6 +148,15 @@ def dots1(keys: Keys) -> dict[str, Any]:
     }
 
 
+def minicpm3(keys: Keys) -> dict[str, Any]:
+    """MiniCPM3Config: an omitted v_head_dim is hidden_size // num_attention_heads (not the 128
+    the core assumes for other MLA families); MiniCPM3-4B's config leaves it out."""
+    if keys.has("v_head_dim"):
+        return {}
+    heads = keys.int("num_attention_heads", 40)
+    return {"v_head_dim": keys.int("hidden_size", 2560) // heads}
+
+
 def _filled_layer_types(
     layers: int, rule: Callable[[int, int], str]
 ) -> Callable[[Keys], dict[str, Any]]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .derive_common import dense_first, layer_count
-from .keys import MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, Keys
+from .keys import MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, Keys
 
 
 def ernie4_5_moe(keys: Keys) -> dict[str, Any]:
@@ -85,14 +85,13 @@ def _sub_config(keys: Keys, name: str) -> Keys:
 def dbrx(keys: Keys) -> dict[str, Any]:
     """DbrxConfig: the key/value heads in attn_config (kv_n_heads, DbrxAttentionConfig's default
     1), the experts in ffn_config (moe_num_experts 4, moe_top_k 1, each ffn_hidden_size 3,584
-    wide and gated: w1, v1, w2); the context is max_seq_len (its attribute_map)."""
+    wide and gated: w1, v1, w2). Its context key, max_seq_len, is one vLLM reads (limits.py)."""
     attn, ffn = _sub_config(keys, "attn_config"), _sub_config(keys, "ffn_config")
     return {
         "num_key_value_heads": attn.int("kv_n_heads", 1, maximum=MAX_HEADS),
         "num_local_experts": ffn.int("moe_num_experts", 4, maximum=MAX_EXPERTS),
         "num_experts_per_tok": ffn.int("moe_top_k", 1, maximum=MAX_EXPERTS),
         "intermediate_size": ffn.int("ffn_hidden_size", 3584),
-        "max_position_embeddings": keys.int("max_seq_len", 2048, maximum=MAX_POSITIONS),
     }
 
 

@@ -22,6 +22,7 @@ from .derive_attention import (
     hy_v4,
     laguna,
     minimax_m3,
+    minicpm3,
     step3p7,
 )
 from .derive_mixers import (
@@ -82,6 +83,7 @@ _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "minimax": minimax,
     "dots1": dots1,
     "mpt": mpt,
+    "minicpm3": minicpm3,
     "dbrx": dbrx,
     "cohere2_moe": cohere2_moe,
     "bailing_hybrid": bailing_hybrid,

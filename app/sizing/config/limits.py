@@ -1,7 +1,8 @@
 """The longest context a model states it supports, and where that figure comes from.
 
-The limit is ``max_position_embeddings`` (or the older ``n_positions`` / ``max_sequence_length``
-/ ``seq_length``). A YaRN ``rope_scaling`` (or transformers 5 ``rope_parameters``) whose
+The limit is the smallest of the position keys vLLM reads (``max_position_embeddings``, GPT-2's
+``n_positions``, MPT's ``max_seq_len``, ChatGLM's ``seq_length`` and others; a set
+``model_max_length`` wins outright). A YaRN ``rope_scaling`` (or transformers 5 ``rope_parameters``) whose
 ``factor × original_max_position_embeddings`` is larger raises it, as vLLM derives
 ``max_model_len`` for YaRN (vllm/config/model.py ``_get_and_verify_max_len``: for
 ``rope_type == "yarn"`` the derived length is ``original_max_position_embeddings × factor``).
@@ -19,13 +20,22 @@ from typing import Any
 from ..errors import ConfigError
 from .keys import MAX_POSITIONS, Keys
 
+# vLLM's candidates for the model's length, in its order (transformers_utils/
+# model_arch_config_convertor.py ``derive_max_model_len_and_key``): the smallest one the config
+# (or its class) sets wins, except that a set ``model_max_length`` (Command-R, Cohere 2) wins
+# outright.
 POSITION_KEYS = (
     "max_position_embeddings",
-    "n_positions",
+    "n_positions",  # GPT-2
+    "max_seq_len",  # MPT, DBRX
+    "seq_length",  # ChatGLM2
+    "model_max_length",  # Command-R; Kimi Linear (its attribute_map)
+    "max_target_positions",  # Whisper
     "max_sequence_length",
-    "seq_length",
-    "model_max_length",  # Kimi Linear (its attribute_map)
+    "max_seq_length",
+    "seq_len",
 )
+OVERRIDING_KEY = "model_max_length"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,14 +44,25 @@ class ContextLimit:
     source: str  # e.g. "max_position_embeddings" or "rope_scaling (yarn): 40 × 4,096"
 
 
+def _positions(keys: Keys) -> tuple[int | None, str | None]:
+    """The length vLLM derives from the position keys, and the key it came from."""
+    if keys.has(OVERRIDING_KEY):
+        return keys.int(OVERRIDING_KEY, maximum=MAX_POSITIONS), OVERRIDING_KEY
+    best: tuple[int | None, str | None] = (None, None)
+    for key in POSITION_KEYS:
+        if keys.has(key):
+            tokens = keys.int(key, maximum=MAX_POSITIONS)
+            if best[0] is None or tokens < best[0]:
+                best = (tokens, key)
+    return best
+
+
 def stated_positions(keys: Keys) -> int | None:
-    key = keys.first(POSITION_KEYS)
-    return keys.int(key, maximum=MAX_POSITIONS) if key else None
+    return _positions(keys)[0]
 
 
 def context_limit(keys: Keys) -> ContextLimit:
-    key = keys.first(POSITION_KEYS)
-    base = keys.int(key, maximum=MAX_POSITIONS) if key else None
+    base, key = _positions(keys)
     source = key or "no position limit in the config"
     yarn = _yarn_length(keys)
     if yarn is not None and (base is None or yarn[0] > base):
