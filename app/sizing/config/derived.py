@@ -21,8 +21,8 @@ from .derive_attention import (
     hy_v3,
     hy_v4,
     laguna,
-    minimax_m3,
     minicpm3,
+    minimax_m3,
     step3p7,
 )
 from .derive_mixers import (
