@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from app.sizing import SizingRequest, load_preset, load_preset_config, remedies, size
+from app.sizing import SizingError, SizingRequest, load_preset, load_preset_config, remedies, size
 from app.sizing.errors import ConfigError
 from app.sizing.model.parse import parse_config
 
@@ -158,11 +158,43 @@ def test_asking_for_another_precision_overrides_and_says_so():
     assert same.weights_bytes == size(spec, SizingRequest(gpu="H200", gpus=8)).weights_bytes
 
 
-def test_an_unknown_method_is_sized_in_bf16_and_says_so():
-    spec = _with_quant("qwen3-8b", {"quant_method": "exotic", "bits": 3})
+def test_a_method_the_core_cannot_size_exactly_asks_for_a_precision():
+    """Sized as bf16 it would overstate the weights two- to fourfold: a method vLLM 0.34 cannot
+    load says so in vLLM's words; one it loads but the core does not read asks for the
+    precision; either way naming weight_dtype sizes it."""
+    spec = _with_quant("qwen3-8b", {"quant_method": "bitsandbytes", "load_in_4bit": True})
+    with pytest.raises(SizingError) as info:
+        size(spec, SizingRequest())
+    assert info.value.field == "weight_dtype"
+    assert "Unknown quantization method: bitsandbytes" in info.value.message
+    quark = _with_quant("qwen3-8b", {"quant_method": "quark", "global_quant_config": {}})
+    with pytest.raises(SizingError) as info:
+        size(quark, SizingRequest())
+    assert "one vLLM loads but the sizing core does not read" in info.value.message
+    asked = size(spec, SizingRequest(weight_dtype="int4"))
+    assert asked.weights_precision == "int4"
+
+
+def test_meta_fbgemm_fp8_is_fp8_with_a_scale_per_output_channel():
+    """Llama 3.1 405B Instruct FP8's method: e4m3 weights and one fp32 scale per output row of
+    each matrix; modules_to_not_convert stay bf16; the note says vLLM 0.34 needs a flag."""
+    plain = load_preset("llama-3.1-8b")
+    config = {
+        "quant_method": "fbgemm_fp8",
+        "activation_scale_ub": 1200.0,
+        "modules_to_not_convert": ["model.layers.0.mlp.down_proj", "self_attn", "lm_head"],
+    }
+    spec = _with_quant("llama-3.1-8b", config)
     result = size(spec, SizingRequest())
-    assert result.weights_bytes == 2 * result.params_total
-    assert "'exotic'" in result.weights_precision_source
+    assert result.weights_precision == "fp8"
+    h, inter, layers = 4096, 14336, 32
+    mlp_rows = 2 * inter + h  # gate and up (inter rows each), down (h rows)
+    mlp_params = 3 * h * inter
+    quantised = (layers - 1) * mlp_params + 2 * h * inter  # layer 0's down stays bf16
+    scales = 4 * ((layers - 1) * mlp_rows + 2 * inter)
+    expected = 2 * plain.params.total - quantised + scales
+    assert result.weights_bytes == expected
+    assert any("--allow-deprecated-quantization" in note for note in result.notes)
 
 
 def test_no_note_claims_bf16_was_asked():

@@ -31,7 +31,8 @@ def _weights_note(spec: ModelSpec, req: SizingRequest, rep: Replica) -> str:
                 else "embeddings, LM head, norms and router stay bf16, as the engines keep them"
             )
         )
-        return f"Weights: {plan.source}: {kept}; override with weight_dtype."
+        extra = "".join(f" {note}" for note in quant.notes)
+        return f"Weights: {plan.source}: {kept}; override with weight_dtype.{extra}"
     if req.weight_dtype == "auto":
         return f"Weights: {plan.source}; pass weight_dtype to size another precision."
     if req.weight_dtype == "int4":

@@ -19,6 +19,7 @@ from ..model.dtypes import WEIGHT_DTYPE_BYTES, kv_dtype_bytes
 from ..model.linears import MLP, SHARED
 from ..model.precision import checkpoint_bytes
 from ..model.spec import ModelSpec
+from ..model.vllm_quant_methods import VLLM_METHODS
 from ..spec_memo import spec_memo
 from ..units import fmt_bytes
 from .draft import draft_of
@@ -54,19 +55,33 @@ def weight_plan(spec: ModelSpec, weight_dtype: str = AS_SHIPPED) -> WeightPlan:
         return WeightPlan(checkpoint_bytes(spec) or 0, quant.family, quant.describe())
     if weight_dtype == AS_SHIPPED:
         if spec.quantization:
-            why = (
-                f"bf16: the checkpoint's quant_method {spec.quantization!r} is not one the core "
-                "reads, so its weights are sized unquantised"
-            )
-        else:
-            why = (
-                "bf16: the checkpoint states no quantization_config (torch_dtype is not used); "
-                "a ModelOpt export that keeps it in hf_quant_config.json is read once that "
-                "file's object is given as quantization_config, as vLLM places it"
-            )
+            raise unread_quantization(spec.quantization)
+        why = (
+            "bf16: the checkpoint states no quantization_config (torch_dtype is not used); "
+            "a ModelOpt export that keeps it in hf_quant_config.json is read once that "
+            "file's object is given as quantization_config, as vLLM places it"
+        )
         return WeightPlan(2 * p.total, "bf16", why)
     return WeightPlan(
         uniform_weights_bytes(spec, weight_dtype), weight_dtype, f"{weight_dtype} as asked"
+    )
+
+
+def unread_quantization(method: str) -> SizingError:
+    """A shipped quantisation the core cannot size exactly: sizing it as bf16 would overstate the
+    weights two- to fourfold, so the request must name the precision it will serve."""
+    if method.lower() not in VLLM_METHODS:
+        return SizingError(
+            f"the checkpoint's quant_method {method!r} is not one vLLM 0.34 loads (it stops with "
+            f'"Unknown quantization method: {method}. Must be one of [...]"); choose the weight '
+            "precision you will serve it at to size it",
+            field="weight_dtype",
+        )
+    return SizingError(
+        f"the checkpoint's quant_method {method!r} is one vLLM loads but the sizing core does not "
+        "read, so the shipped weights cannot be sized exactly; choose the weight precision it "
+        "ships in (fp8, int8, int4 or fp4) to size it",
+        field="weight_dtype",
     )
 
 

@@ -220,6 +220,7 @@ class _Matcher:
 
 
 FP8_PER_TENSOR = Scheme("fp8 e4m3, per-tensor fp32 scales", 8, per_tensor_bytes=8)
+FP8_PER_CHANNEL = Scheme("fp8 e4m3, one fp32 scale per output channel", 8, 4, (1, 0))
 
 
 def fp8_block(rows: int, cols: int) -> Scheme:

@@ -12,6 +12,7 @@ from ..errors import ConfigError
 from .checkpoint_names import CHECKPOINT_RENAMES
 from .linears import EXPERTS
 from .precision import (
+    FP8_PER_CHANNEL,
     FP8_PER_TENSOR,
     MXFP4,
     MXFP8,
@@ -23,6 +24,8 @@ from .precision import (
     head_listed,
     int_groups,
 )
+from .quant_compressed_tensors import compressed_tensors
+from .quant_fields import config_int, config_strings
 
 # A ModelOpt export's method, named from its ``quant_algo`` where the config (an
 # ``hf_quant_config.json`` placed as quantization_config) names only its producer
@@ -90,29 +93,9 @@ def read_quantization(
     return replace(quant, renames=rules) if quant is not None and rules else quant
 
 
-def _strings(config: Mapping[str, Any], *keys: str) -> tuple[str, ...]:
-    out: list[str] = []
-    for key in keys:
-        value = config.get(key)
-        if isinstance(value, list):
-            out += [v for v in value if isinstance(v, str)]
-    return tuple(out)
-
-
-def _int(config: Mapping[str, Any], key: str, default: int) -> int:
-    value = config.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or not -1 <= value <= 1 << 20:
-        raise ConfigError(
-            f"must be an integer, got {value!r}"[:200], field=f"quantization_config.{key}"
-        )
-    return value
-
-
 def _fp8(config: Mapping[str, Any]) -> Quantization:
     block = config.get("weight_block_size")
-    skip = _strings(config, "modules_to_not_convert", "ignored_layers", "ignore")
+    skip = config_strings(config, "modules_to_not_convert", "ignored_layers", "ignore")
     if block is not None:
         ok = (
             isinstance(block, list)
@@ -132,8 +115,25 @@ def _fp8(config: Mapping[str, Any]) -> Quantization:
     return Quantization("fp8", "fp8", scheme, skip)
 
 
+# vLLM 0.34 lists fbgemm_fp8 in DEPRECATED_QUANTIZATION_METHODS: ModelConfig refuses it unless the
+# launch sets --allow-deprecated-quantization (vllm/config/model.py, _verify_quantization).
+FBGEMM_DEPRECATED = (
+    "vLLM 0.34 loads fbgemm_fp8 only with --allow-deprecated-quantization; without it, it stops "
+    'with "The quantization method %s is deprecated and will be removed in future versions of '
+    'vLLM. To bypass, set `--allow-deprecated-quantization`."'
+)
+
+
+def _fbgemm_fp8(config: Mapping[str, Any]) -> Quantization:
+    """Meta's FP8 releases (Llama 3.1 405B Instruct FP8): e4m3 weights with one fp32 scale per
+    output channel (vLLM ``FBGEMMFp8LinearMethod``); ``modules_to_not_convert`` stay bf16, and
+    only linear layers are quantised (the output head is an embedding-type layer there)."""
+    skip = config_strings(config, "modules_to_not_convert")
+    return Quantization("fbgemm_fp8", "fp8", FP8_PER_CHANNEL, skip, notes=(FBGEMM_DEPRECATED,))
+
+
 def _mxfp4(config: Mapping[str, Any]) -> Quantization:
-    skip = _strings(config, "modules_to_not_convert", "ignore")
+    skip = config_strings(config, "modules_to_not_convert", "ignore")
     return Quantization("mxfp4", "mxfp4", MXFP4, skip, only_kinds=frozenset({EXPERTS}))
 
 
@@ -146,7 +146,7 @@ def _mxfp8(config: Mapping[str, Any]) -> Quantization | None:
             "quant_method": "modelopt",
             "quantization": {
                 "quant_algo": "MXFP8",
-                "exclude_modules": list(_strings(config, "ignored_layers")),
+                "exclude_modules": list(config_strings(config, "ignored_layers")),
                 "moe_quant_algo": moe or None,
                 "group_size": config.get("group_size"),
             },
@@ -159,7 +159,7 @@ def _modelopt(config: Mapping[str, Any]) -> Quantization | None:
         config.get("quantization") if isinstance(config.get("quantization"), Mapping) else config
     )
     algo = str(inner.get("quant_algo") or "").upper()
-    skip = _strings(inner, "exclude_modules", "ignore")
+    skip = config_strings(inner, "exclude_modules", "ignore")
     layers: list[tuple[str, Scheme | None]] = []
     moe_algo = str(inner.get("moe_quant_algo") or "").upper()
     if moe_algo:  # the routed experts in their own format
@@ -215,7 +215,7 @@ def _modelopt_scheme(algo: str, config: Mapping[str, Any]) -> Scheme | None:
     if "MXFP8" in algo:
         return MXFP8
     if "NVFP4" in algo:
-        group = _int(config, "group_size", 16)
+        group = config_int(config, "group_size", 16)
         if group == 16:
             return NVFP4
         return Scheme(
@@ -227,8 +227,8 @@ def _modelopt_scheme(algo: str, config: Mapping[str, Any]) -> Scheme | None:
 
 
 def _awq(config: Mapping[str, Any]) -> Quantization:
-    bits, group = _int(config, "bits", 4), _int(config, "group_size", 128)
-    skip = _strings(config, "modules_to_not_convert")
+    bits, group = config_int(config, "bits", 4), config_int(config, "group_size", 128)
+    skip = config_strings(config, "modules_to_not_convert")
     zeros = config.get("zero_point", True) is not False
     return Quantization(
         "awq", f"int{bits}", int_groups(bits, group, zeros=zeros, g_idx=False), skip
@@ -236,8 +236,8 @@ def _awq(config: Mapping[str, Any]) -> Quantization:
 
 
 def _gptq(config: Mapping[str, Any]) -> Quantization:
-    bits, group = _int(config, "bits", 4), _int(config, "group_size", 128)
-    skip = _strings(config, "modules_to_not_convert")
+    bits, group = config_int(config, "bits", 4), config_int(config, "group_size", 128)
+    skip = config_strings(config, "modules_to_not_convert")
     dynamic = config.get("dynamic")
     layers: list[tuple[str, Scheme | None]] = []
     if isinstance(dynamic, Mapping):  # GPTQModel: "-:regex" skips a module
@@ -246,88 +246,6 @@ def _gptq(config: Mapping[str, Any]) -> Quantization:
         ]
     scheme = int_groups(bits, group, zeros=True, g_idx=True)
     return Quantization("gptq", f"int{bits}", scheme, skip, layer_schemes=tuple(layers))
-
-
-def _compressed_tensors(config: Mapping[str, Any]) -> Quantization | None:
-    groups = config.get("config_groups")
-    if not isinstance(groups, Mapping) or not groups:
-        return None
-    skip = _strings(config, "ignore")
-    fmt = str(config.get("format") or "")
-    layers: list[tuple[str, Scheme | None]] = []
-    default: Scheme | None = None
-    for group in groups.values():
-        if not isinstance(group, Mapping) or not isinstance(group.get("weights"), Mapping):
-            continue
-        scheme = _ct_scheme(group["weights"], fmt)
-        targets = [t for t in group.get("targets") or [] if isinstance(t, str)]
-        for target in targets:
-            if target in ("Linear", "re:.*"):
-                default = default or scheme
-            else:
-                layers.append((target, scheme))
-    if default is None and not layers:
-        return None
-    scheme = default or layers[0][1]
-    assert scheme is not None
-    family = _family(scheme)
-    return Quantization(
-        "compressed-tensors",
-        family,
-        scheme,
-        skip,
-        only_kinds=None if default else frozenset(),
-        layer_schemes=tuple(layers),
-        quantize_lm_head=default is not None and not head_listed(skip),
-    )
-
-
-def _ct_scheme(weights: Mapping[str, Any], fmt: str) -> Scheme:
-    bits = _int(weights, "num_bits", 8)
-    kind = str(weights.get("type") or "int")
-    strategy = str(weights.get("strategy") or "tensor")
-    group = weights.get("group_size")
-    symmetric = weights.get("symmetric", True) is not False
-    zero_bits = 0 if symmetric else bits
-    if kind == "float" and bits == 4:  # nvfp4 in compressed-tensors: tensor_group of 16
-        size = group if isinstance(group, int) and group > 0 else 16
-        return Scheme(
-            f"nvfp4: 4-bit e2m1, one e4m3 scale per {size} plus an fp32 global scale",
-            4,
-            1,
-            (1, size),
-            4,
-        )
-    name = f"{'fp' if kind == 'float' else 'int'}{bits}"
-    if strategy == "block":
-        block = weights.get("block_structure") or [128, 128]
-        rows, cols = (
-            (int(block[0]), int(block[1]))
-            if isinstance(block, list) and len(block) == 2
-            else (128, 128)
-        )
-        return Scheme(f"{name}, one scale per {rows}×{cols} block", bits, 4, (rows, cols))
-    if strategy == "group" and isinstance(group, int) and group > 0:
-        return Scheme(
-            f"{name}, a bf16 scale per {group} inputs" + ("" if symmetric else " and a zero"),
-            bits,
-            2,
-            (1, group),
-            zero_bits=zero_bits,
-        )
-    if strategy == "channel":  # vLLM holds the scales in fp32 (ChannelQuantScaleParameter)
-        return Scheme(
-            f"{name}, an fp32 scale per output channel", bits, 4, (1, 0), zero_bits=zero_bits
-        )
-    return Scheme(f"{name}, a per-tensor scale", bits, per_tensor_bytes=4)
-
-
-def _family(scheme: Scheme) -> str:
-    if scheme.label.startswith("nvfp4"):
-        return "nvfp4"
-    if scheme.label.startswith("fp8"):
-        return "fp8"
-    return scheme.label.split(",")[0]
 
 
 _READERS = {
@@ -339,6 +257,9 @@ _READERS = {
     "modelopt_mixed": _modelopt,
     "modelopt_mxfp8": _modelopt,
     "awq": _awq,
+    "awq_marlin": _awq,  # the same checkpoint format, named for its kernel
     "gptq": _gptq,
-    "compressed-tensors": _compressed_tensors,
+    "gptq_marlin": _gptq,
+    "compressed-tensors": compressed_tensors,
+    "fbgemm_fp8": _fbgemm_fp8,
 }
