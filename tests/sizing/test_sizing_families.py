@@ -422,3 +422,32 @@ def test_dbrx_reads_its_nested_sub_configs_and_names_a_bad_one():
     with pytest.raises(ConfigError) as info:
         parse_config({**base, "ffn_config": {"moe_num_experts": "many"}})
     assert info.value.field == "ffn_config.moe_num_experts"
+
+
+def test_deepseek_v2_with_zero_head_dims_is_plain_attention_as_vllm_serves_it():
+    """DeepSeek-VL2-tiny's language model states no latent rank and zero q/k/v head dims; vLLM
+    0.34 builds it as plain attention (DeepseekAttention, head_dim = hidden ÷ heads), the same
+    model as the dims left out."""
+    text = {
+        "model_type": "deepseek_v2",
+        "hidden_size": 1280,
+        "intermediate_size": 6848,
+        "moe_intermediate_size": 896,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 10,
+        "num_key_value_heads": 10,
+        "kv_lora_rank": None,
+        "q_lora_rank": None,
+        "first_k_dense_replace": 0,
+        "n_routed_experts": 64,
+        "n_shared_experts": 2,
+        "num_experts_per_tok": 6,
+        "vocab_size": 129280,
+        "max_position_embeddings": 4096,
+        "use_mla": False,
+    }
+    zeros = parse_config({**text, "qk_nope_head_dim": 0, "qk_rope_head_dim": 0, "v_head_dim": 0})
+    omitted = parse_config(text)
+    assert zeros.params.total == omitted.params.total
+    request = SizingRequest(gpu="H100-SXM", context=4096)
+    assert size(zeros, request).kv_bytes_per_token == 2 * 12 * 10 * 128 * 2

@@ -66,7 +66,8 @@ def decoder_dims(keys: Keys) -> Dims:
     head_dim = _head_dim(keys, hidden, heads)
     v_head_dim = head_dim
     if not keys.has("kv_lora_rank"):
-        v_head_dim = keys.opt_int("v_head_dim") or head_dim
+        # 0 with no latent rank: vLLM serves DeepSeek-VL2-tiny's zero head dims as plain attention
+        v_head_dim = keys.opt_int("v_head_dim", zero_is_none=True) or head_dim
     return Dims(hidden, layers, heads, kv_heads, head_dim, v_head_dim)
 
 
