@@ -1,4 +1,4 @@
-"""Starts each rank on the chunk after its own, so after reduce-scatter rank r owns chunk r
+"""Starts each rank on the chunk before its own, so after reduce-scatter rank r owns chunk r
 and the all-gather (written for the usual ownership) copies partial sums."""
 
 def _chunk(vector, index, size):
