@@ -1,5 +1,5 @@
 """Accepts a draft when the target's probability alone beats the uniform, ignoring what the
-draft model gave it (and so never rejecting a token the draft gave probability 0)."""
+draft model gave it (and so never rejecting a token merely because the draft gave it probability 0)."""
 
 def _draw(probs, u):
     running = 0.0
