@@ -1,5 +1,7 @@
 """Takes what it has from a request it refuses, so a large request drains the bucket for the
-small ones behind it."""
+small ones behind it.
+Its wait_time also leaves out the gap between a `now` earlier than the latest time seen
+and that time."""
 
 class TokenBucket:
     def __init__(self, rate, capacity, now=0.0):

@@ -1,5 +1,7 @@
 """Refills without a cap: after a long idle the bucket holds hours of tokens and admits a burst
-far beyond its capacity."""
+far beyond its capacity.
+Its wait_time also leaves out the gap between a `now` earlier than the latest time seen
+and that time."""
 
 class TokenBucket:
     def __init__(self, rate, capacity, now=0.0):

@@ -1,5 +1,7 @@
 """Adds the time since the bucket was created at every call, instead of the time since the
-last call, so the same interval is counted again and again."""
+last call, so the same interval is counted again and again.
+Its wait_time also leaves out the gap between a `now` earlier than the latest time seen
+and that time."""
 
 class TokenBucket:
     def __init__(self, rate, capacity, now=0.0):

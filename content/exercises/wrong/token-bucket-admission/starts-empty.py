@@ -1,5 +1,7 @@
 """Starts empty instead of full, and counts whole tokens only, dropping the fraction that has
-flowed in so far."""
+flowed in so far.
+Its wait_time also leaves out the gap between a `now` earlier than the latest time seen
+and that time."""
 
 class TokenBucket:
     def __init__(self, rate, capacity, now=0.0):

@@ -1,5 +1,7 @@
 """Answers the wait for the whole cost at the refill rate, ignoring the tokens already in the
-bucket (even when it could admit at once)."""
+bucket (even when it could admit at once).
+Its wait_time also leaves out the gap between a `now` earlier than the latest time seen
+and that time."""
 
 class TokenBucket:
     def __init__(self, rate, capacity, now=0.0):

@@ -1,5 +1,6 @@
-"""Keeps exactly top_k tokens, breaking ties at the boundary by id, where the engine keeps every
-token tied with the k-th value; and a top_k of 0 keeps nothing but the first token."""
+"""Keeps exactly top_k tokens, breaking ties at the boundary by id, where the exercise (like vLLM's
+PyTorch path) keeps every token tied with the k-th value; and a top_k of 0 keeps only the
+top-ranked token instead of switching top-k off."""
 
 import math
 
