@@ -1,4 +1,4 @@
-"""Accepts a draft when the target's probability alone beats the uniform, ignoring what the
+"""Accepts a draft when the target's probability alone is at least the uniform, ignoring what the
 draft model gave it (and so never rejecting a token merely because the draft gave it probability 0)."""
 
 def _draw(probs, u):

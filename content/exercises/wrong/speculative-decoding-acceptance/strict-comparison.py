@@ -1,5 +1,5 @@
 """Accepts only when the ratio is strictly greater than the uniform, so a ratio equal to u is
-rejected, against the statement's rule (which is vLLM V1's)."""
+rejected, against the statement's rule (the one vLLM's former V1 model runner used)."""
 
 def _draw(probs, u):
     running = 0.0
