@@ -145,8 +145,11 @@ def _tensors(obj: Any) -> list[tuple[str, torch.Tensor]]:
     """Every tensor one cache layer holds, by attribute name (dicts of states included)."""
     found = []
     for name, value in vars(obj).items():
-        if name.startswith("_") or "position" in name:
-            continue  # the window's own scalar and position bookkeeping are not cache
+        if name.startswith("_") or "position" in name or "cumulative_length" in name:
+            # the window's own scalar and position bookkeeping are not cache, nor the token
+            # count transformers 5.25's linear-attention layers keep in a 0-d tensor
+            # (cumulative_length_linear)
+            continue
         items = value.values() if isinstance(value, dict) else [value]
         for item in items:
             if isinstance(item, torch.Tensor) and item.numel():

@@ -29,6 +29,8 @@ from .layout import (
     Layout,
 )
 
+GLM4_MOE = LLAMA.with_(o_bias=NEVER, qk_norm=PER_HEAD, qk_norm_if="use_qk_norm")
+
 LAYOUTS: dict[str, Layout] = {
     "llama": LLAMA,
     "mistral": LLAMA,
@@ -51,7 +53,9 @@ LAYOUTS: dict[str, Layout] = {
     "deepseek_v32": LLAMA,
     "kimi_k2": LLAMA,
     "glm_moe_dsa": LLAMA,
-    "glm4_moe": LLAMA.with_(o_bias=NEVER, qk_norm=PER_HEAD, qk_norm_if="use_qk_norm"),
+    "glm4_moe": GLM4_MOE,
+    # Param2 MoE: transformers builds it as GLM-4.5's model (Glm4MoeForCausalLM)
+    "param2moe": GLM4_MOE,
     "glm4": GEMMA2.with_(o_bias=NEVER, tied=False),
     "mimo_v2_flash": LLAMA.with_(o_bias=NEVER),
     "llama4_text": LLAMA,  # its use_qk_norm is an L2 norm without weights
@@ -204,6 +208,14 @@ LAYOUTS: dict[str, Layout] = {
         mlp_bias=ALWAYS,
     ),
     "mellum": QWEN3,
+    # MiniCPM5-MoE: one q_gate_proj holds the query and a sigmoid output gate (2 × heads ×
+    # head_dim), no q/k norms; DeepSeek-style MoE whose selection bias is a buffer
+    "minicpm5_moe": LLAMA.with_(output_gate=True),
+    # Flint: Qwen3's block with a sink logit per head; its shared expert is added ungated
+    "flint": QWEN3.with_(sinks=True, shared_expert_gate=False),
+    # Kolibri-1: sandwich norms (a post-norm after attention and after the MoE), an ungated
+    # shared expert, a selection bias held as a buffer
+    "kolibri1": QWEN3.with_(block_norms=4, shared_expert_gate=False),
     "dots1": QWEN3,  # DeepSeek-style MoE (first_k_dense_replace, n_shared_experts)
     "ernie4_5_moe": LLAMA.with_(tied=True, bias_key="use_bias", router_bias=True),
     "afmoe": QWEN3.with_(attention_gate=PER_CHANNEL, block_norms=4, router_bias=True),
@@ -236,7 +248,7 @@ LAYOUTS: dict[str, Layout] = {
         attention_gate=PER_HEAD,
         attention_gate_if="use_attention_gate",
     ),
-    "sarvam_moe": LLAMA.with_(o_bias=NEVER, qk_norm=PER_HEAD, qk_norm_if="use_qk_norm"),
+    "sarvam_moe": GLM4_MOE,
     "solar_open": LLAMA,
     "youtu": LLAMA.with_(tied=True),
     "minimax_m2": OLMO2,
@@ -262,6 +274,8 @@ LAYOUTS: dict[str, Layout] = {
     "step3p7": QWEN3.with_(attention_gate=PER_HEAD),  # its config.json written flat
     "qwen3_5_text": GATED_DELTANET,
     "qwen3_5_moe_text": GATED_DELTANET,
+    # Lara Mini: Qwen3-Next's layers without the attention output gate, an ungated shared expert
+    "lara_mini": GATED_DELTANET.with_(output_gate=False, shared_expert_gate=False),
 }
 
 
