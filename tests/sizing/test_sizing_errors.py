@@ -237,3 +237,22 @@ def test_error_to_dict_and_str():
         "field": "hidden_size",
         "message": "must be an integer",
     }
+
+
+def test_an_unmodelled_family_is_named_before_a_key_it_uses_in_its_own_sense():
+    """GLM-5 Next states head_dim 0 (its MLA heads take qk_head_dim): the refusal names the family
+    the core does not model, not the key; a modelled family's bad key is still the key's error."""
+    config = {
+        "model_type": "glm5_next_text",
+        "hidden_size": 4096,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 64,
+        "vocab_size": 1000,
+        "head_dim": 0,
+    }
+    with pytest.raises(UnsupportedArchitectureError) as err:
+        parse_config(config)
+    assert err.value.field == "model_type" and "'glm5_next_text' is not modelled" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        parse_config({**config, "model_type": "llama"})
+    assert err.value.field == "head_dim"

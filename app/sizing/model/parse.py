@@ -46,8 +46,15 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
     refuse_families_without_transformers_code(keys)
     derive(keys)
     refuse_unmodelled_features(keys)
-    dims = decoder_dims(keys)
-    layers = build_layers(keys, dims)
+    try:
+        dims = decoder_dims(keys)
+        layers = build_layers(keys, dims)
+    except ConfigError:
+        # A family with no layout row may use a key in its own sense (an MLA config's head_dim
+        # of 0): name the family the core does not model rather than blame the key.
+        if layout_of(keys.model_type) is None:
+            refuse_unmodelled_family(keys)
+        raise
     if not any(lay.attention is not None or lay.state is not None for lay in layers):
         raise UnsupportedArchitectureError(
             "no layer holds a cache (no attention or state layers)", field=keys.field("layer_types")
