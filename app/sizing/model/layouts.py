@@ -234,7 +234,6 @@ LAYOUTS: dict[str, Layout] = {
         shared_mlp_key="intermediate_size", expert_width_key="intermediate_size"
     ),
     "mistral4": LLAMA,  # DeepSeek-style MLA + MoE (Mistral Small 4)
-    "mistral_large4_text": LLAMA,
     "hy_v4": LLAMA.with_(attention_gate=PER_CHANNEL, sinks=True, hyper_connections=True),
     "minimax_m3_vl": QWEN3.with_(lightning_indexer=True),  # its text config has no type
     "minimax_m3_vl_text": QWEN3.with_(lightning_indexer=True),

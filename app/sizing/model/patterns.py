@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..config.bounds import layer_index_set
 from ..config.keys import MAX_LAYERS, MAX_POSITIONS, Keys
 from ..errors import ConfigError, UnsupportedArchitectureError
+from .layouts import layout_of
 
 # Per-layer mixer tags: full, sliding, chunked (attention), linear (state), hybrid (both), none.
 _LAYER_TYPE_ALIASES = {
@@ -175,8 +176,11 @@ def indexer_layers(keys: Keys, n: int) -> frozenset[int] | None:
     max(i - offset + 1, 0) % freq == 0; freq 1, the default, makes every layer full).
     """
     stated = stated_types(keys, n)
-    if stated is not None and "minimax_m3_sparse" in stated:  # MiniMax-M3: only these layers
-        return frozenset(i for i, t in enumerate(stated) if t == "minimax_m3_sparse")
+    lay = layout_of(keys.model_type)
+    if lay is not None and lay.lightning_indexer:
+        # MiniMax-M3 builds an indexer only on its minimax_m3_sparse layers: none when the layer
+        # types (stated, or the config class's default of all full attention) name none
+        return frozenset(i for i, t in enumerate(stated or ()) if t == "minimax_m3_sparse")
     types = keys.list("indexer_types", n)
     field = keys.field("indexer_types")
     if types is None:
