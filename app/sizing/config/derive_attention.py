@@ -109,6 +109,19 @@ def minimax_m3(keys: Keys) -> dict[str, Any]:
     return out
 
 
+def mimo_v2_flash(keys: Keys) -> dict[str, Any]:
+    """MiMoV2FlashAttention (transformers 5.24) gives every sliding layer twice the KV heads and a
+    sink logit per head, and full layers neither, whatever else the config says; a checkpoint's
+    config states the same as swa_num_key_value_heads and the sink flags, which vLLM reads. A
+    config that leaves them out takes transformers' rule."""
+    out: dict[str, Any] = {}
+    if not keys.has("swa_num_key_value_heads"):
+        out["swa_num_key_value_heads"] = 2 * keys.int("num_key_value_heads", 4)
+    if not keys.has("add_swa_attention_sink_bias"):
+        out["add_swa_attention_sink_bias"] = True
+    return out
+
+
 def hy_v3(keys: Keys) -> dict[str, Any]:
     """HYV3Config: layer 0 dense, MoE after."""
     n = layer_count(keys, 80)

@@ -185,6 +185,6 @@ def _sliding_attention(keys: Keys, dims: Dims, size: int | None) -> Attention:
         heads = keys.opt_int("swa_num_attention_heads", maximum=MAX_HEADS) or dims.heads
         kv = keys.opt_int("swa_num_key_value_heads", maximum=MAX_HEADS) or dims.kv_heads
         head_dim = keys.opt_int("swa_head_dim") or dims.head_dim
-        v_dim = keys.opt_int("swa_v_head_dim") or head_dim
+        v_dim = keys.opt_int("swa_v_head_dim") or dims.v_head_dim
         return Attention(SLIDING, heads, kv, head_dim, v_dim, size)
     return _attention(keys, dims, SLIDING, size)
