@@ -70,6 +70,8 @@ def _gates_and_sinks(keys: Keys, h: int, lay: Layout, att: Attention) -> int:
             n += h * att.num_heads
         elif lay.attention_gate == PER_CHANNEL:  # one gate per value channel of each head
             n += h * att.num_heads * att.v_head_dim
+        if lay.attention_gate_bias:
+            n += att.num_heads
     n += lay.head_dim_vectors * att.head_dim
     if lay.sub_norms:
         n += h

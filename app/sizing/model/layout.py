@@ -49,6 +49,7 @@ class Layout:
     sub_norms: bool = False  # a norm inside attention (hidden) and inside the MLP (its width)
     attention_gate: str | None = None  # a gate on the attention output: PER_HEAD (g_proj: heads
     # × h, Step-3.7, Laguna) or PER_CHANNEL (gate_proj: heads·head_dim × h, AFMoE)
+    attention_gate_bias: bool = False  # that gate has one bias per head (Beam's gate_bias)
     shared_kv_weights: bool = True  # False: layers reusing an earlier cache have no k/v weights
     mlp_gated: bool = True  # gate/up/down (SwiGLU); False: up/down
     mlp_bias: str = CONFIG  # CONFIG: mlp_bias (or bias); ALWAYS

@@ -233,6 +233,11 @@ LAYOUTS: dict[str, Layout] = {
     "hunyuan_v1_moe": QWEN3.with_(
         shared_mlp_key="intermediate_size", expert_width_key="intermediate_size"
     ),
+    # A.X K1: DeepSeek-V3's MLA and MoE with one more RMSNorm on each MoE block's output
+    "axk1": LLAMA.with_(moe_norms=1),
+    # Beam: Qwen3's attention with a per-channel output gate (gate_proj, one bias per head),
+    # sandwich norms, routed experts without a shared one
+    "beam": QWEN3.with_(block_norms=4, attention_gate=PER_CHANNEL, attention_gate_bias=True),
     "mistral4": LLAMA,  # DeepSeek-style MLA + MoE (Mistral Small 4)
     "hy_v4": LLAMA.with_(attention_gate=PER_CHANNEL, sinks=True, hyper_connections=True),
     "minimax_m3_vl": QWEN3.with_(lightning_indexer=True),  # its text config has no type
