@@ -113,6 +113,19 @@ CURATED: dict[str, dict[str, Any]] = {
         "model_max_length": 1048576,
     },
     "glm4_moe": {"first_k_dense_replace": 1, "n_shared_experts": 1},
+    "param2moe": {"use_qk_norm": True},
+    # A.X K1 and MiniCPM5-MoE pop first_k_dense_replace with a default of 1 when
+    # mlp_layer_types is absent; Flint's mlp_only_layers defaults to the first two.
+    "axk1": {"first_k_dense_replace": 1},
+    "minicpm5_moe": {"first_k_dense_replace": 1},
+    "flint": {"mlp_only_layers": [0, 1]},
+    "lara_mini": {
+        "linear_conv_kernel_dim": 4,
+        "linear_key_head_dim": 128,
+        "linear_num_key_heads": 8,
+        "linear_value_head_dim": 128,
+        "linear_num_value_heads": 16,
+    },
     "glm_moe_dsa": {"first_k_dense_replace": 3, "n_shared_experts": 1},
     "falcon": {"multi_query": True, "new_decoder_architecture": False, "parallel_attn": True},
     "gpt2": {"n_positions": 1024},

@@ -204,4 +204,14 @@ FILLED_LAYER_TYPES: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "mellum": _filled_layer_types(28, lambda i, n: FULL),
     # GraniteMoeHybridConfig: every layer Mamba unless layers_block_type says.
     "granitemoehybrid": _filled_layer_types(32, lambda i, n: "linear_attention"),
+    # FlintConfig: the first two layers, every 4th from layer 1, and the last full.
+    "flint": _filled_layer_types(
+        49, lambda i, n: FULL if i < 2 or i % 4 == 1 or i == n - 1 else SLIDING
+    ),
+    # Kolibri1Config: every 5th layer full.
+    "kolibri1": _filled_layer_types(50, lambda i, n: FULL if (i + 1) % 5 == 0 else SLIDING),
+    # LaraMiniConfig: the released period of five, linear, sliding, linear, full, sliding.
+    "lara_mini": _filled_layer_types(
+        34, lambda i, n: ("linear_attention", SLIDING, "linear_attention", FULL, SLIDING)[i % 5]
+    ),
 }

@@ -55,6 +55,20 @@ def exaone_moe(keys: Keys) -> dict[str, Any]:
     return out
 
 
+def beam(keys: Keys) -> dict[str, Any]:
+    """BeamConfig: every 6th layer and the last full, the rest sliding; the first three layers
+    dense."""
+    n = layer_count(keys, 52)
+    out: dict[str, Any] = {}
+    if not keys.has("layer_types"):
+        out["layer_types"] = [
+            "sliding_attention" if (i + 1) % 6 and i < n - 1 else "full_attention" for i in range(n)
+        ]
+    if not keys.has("mlp_layer_types"):
+        out["mlp_layer_types"] = dense_first(keys, n, min(3, n))
+    return out
+
+
 def glm4_moe_lite(keys: Keys) -> dict[str, Any]:
     """Glm4MoeLiteConfig: MoE from the second layer on (first_k_dense_replace is not read)."""
     n = layer_count(keys, 47)

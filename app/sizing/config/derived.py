@@ -37,7 +37,7 @@ from .derive_mixers import (
     mamba2,
     minimax,
 )
-from .derive_moe import afmoe, cohere2_moe, dbrx, ernie4_5_moe, exaone_moe, glm4_moe_lite, mpt
+from .derive_moe import afmoe, beam, cohere2_moe, dbrx, ernie4_5_moe, exaone_moe, glm4_moe_lite, mpt
 from .keys import Keys
 
 
@@ -97,6 +97,7 @@ _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "lfm2_moe": lfm2_moe,
     "lfm3": lfm3,
     "afmoe": afmoe,
+    "beam": beam,
     "laguna": laguna,
     "exaone_moe": exaone_moe,
     "glm4_moe_lite": glm4_moe_lite,

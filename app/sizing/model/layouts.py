@@ -54,8 +54,9 @@ LAYOUTS: dict[str, Layout] = {
     "kimi_k2": LLAMA,
     "glm_moe_dsa": LLAMA,
     "glm4_moe": GLM4_MOE,
-    # Param2 MoE: transformers builds it as GLM-4.5's model (Glm4MoeForCausalLM)
-    "param2moe": GLM4_MOE,
+    # Param2 MoE: transformers builds it as GLM-4.5's model (Glm4MoeForCausalLM); its config class
+    # defaults differ (q/k norms on, tied embeddings)
+    "param2moe": GLM4_MOE.with_(tied=True),  # its class ties the embeddings by default
     "glm4": GEMMA2.with_(o_bias=NEVER, tied=False),
     "mimo_v2_flash": LLAMA.with_(o_bias=NEVER),
     "llama4_text": LLAMA,  # its use_qk_norm is an L2 norm without weights
@@ -215,7 +216,9 @@ LAYOUTS: dict[str, Layout] = {
     "flint": QWEN3.with_(sinks=True, shared_expert_gate=False),
     # Kolibri-1: sandwich norms (a post-norm after attention and after the MoE), an ungated
     # shared expert, a selection bias held as a buffer
-    "kolibri1": QWEN3.with_(block_norms=4, shared_expert_gate=False),
+    "kolibri1": QWEN3.with_(  # its attention projections never carry a bias
+        block_norms=4, shared_expert_gate=False, qkv_bias=NEVER, o_bias=NEVER
+    ),
     "dots1": QWEN3,  # DeepSeek-style MoE (first_k_dense_replace, n_shared_experts)
     "ernie4_5_moe": LLAMA.with_(tied=True, bias_key="use_bias", router_bias=True),
     "afmoe": QWEN3.with_(attention_gate=PER_CHANNEL, block_norms=4, router_bias=True),
@@ -279,7 +282,7 @@ LAYOUTS: dict[str, Layout] = {
     "qwen3_5_text": GATED_DELTANET,
     "qwen3_5_moe_text": GATED_DELTANET,
     # Lara Mini: Qwen3-Next's layers without the attention output gate, an ungated shared expert
-    "lara_mini": GATED_DELTANET.with_(output_gate=False, shared_expert_gate=False),
+    "lara_mini": GATED_DELTANET.with_(output_gate=False, shared_expert_gate=False, tied=True),
 }
 
 
