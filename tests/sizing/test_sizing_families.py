@@ -451,3 +451,15 @@ def test_deepseek_v2_with_zero_head_dims_is_plain_attention_as_vllm_serves_it():
     assert zeros.params.total == omitted.params.total
     request = SizingRequest(gpu="H100-SXM", context=4096)
     assert size(zeros, request).kv_bytes_per_token == 2 * 12 * 10 * 128 * 2
+
+
+def test_mimo_sliding_layers_take_v_head_dim_when_swa_v_head_dim_is_absent():
+    """MiMo-V2-Flash's sliding layers read swa_head_dim for keys and, without swa_v_head_dim,
+    v_head_dim for values (as vLLM and transformers build them), not the key width."""
+    config = _vector("MiMo-V2-Flash")
+    spec = parse_config(config)
+    trimmed = {k: v for k, v in config.items() if k != "swa_v_head_dim"}
+    assert config["swa_v_head_dim"] == config["v_head_dim"] != config["swa_head_dim"]
+    sliding = [lay.attention for lay in parse_config(trimmed).layers if lay.attention.window]
+    assert sliding and all(a.v_head_dim == config["v_head_dim"] for a in sliding)
+    assert parse_config(trimmed).params.total == spec.params.total

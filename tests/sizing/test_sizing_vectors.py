@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app.sizing import SizingRequest, parse_config, size
 from app.sizing.memory.kv import state_bytes, transformers_state_bytes
-from tests.sizing.sizing_helpers import vector_config, vectors
+from tests.sizing.sizing_helpers import VECTORS_DIR, vector_config, vectors
 
 VECTORS = vectors()
 IDS = [v["model"] for v in VECTORS]
@@ -129,6 +131,8 @@ def test_keys_equal_to_the_class_default_may_be_left_out(entry):
     text = _text_config(raw)
     defaults = MODEL_TYPE_DEFAULTS.get(text.get("model_type", ""), {})
     omitted = [k for k, v in defaults.items() if k in text and text[k] == v]
+    if text is not raw and "tie_word_embeddings" in raw:  # the wrapper's then decides
+        omitted = [k for k in omitted if k != "tie_word_embeddings"]
     if not omitted:
         pytest.skip("the config states no key at its class default")
     for key in omitted:
@@ -138,3 +142,32 @@ def test_keys_equal_to_the_class_default_may_be_left_out(entry):
     assert trimmed.context_limit == whole.context_limit, omitted
     request = SizingRequest(gpu="B300", context=1024)
     assert size(trimmed, request).kv_bytes_per_token == size(whole, request).kv_bytes_per_token
+
+
+# The "how:" line of a vector measured on a class's default config exactly as written.
+UNCHANGED_DEFAULT = re.compile(
+    r"^how: \w+\(\)\.to_json_string\(use_diff=False\) under transformers [\d.]+$", re.M
+)
+
+
+def _is_a_plain_class_default(entry: dict) -> bool:
+    """A decoder's own default config (not a multimodal wrapper's, not edited to build)."""
+    source = (VECTORS_DIR / "configs" / entry["config"]).with_suffix(".source.txt")
+    plain = bool(UNCHANGED_DEFAULT.search(source.read_text()))
+    return plain and "text_config" not in vector_config(entry)
+
+
+DEFAULT_VECTORS = [v for v in VECTORS if _is_a_plain_class_default(v)]
+
+
+@pytest.mark.parametrize("entry", DEFAULT_VECTORS, ids=[v["model"] for v in DEFAULT_VECTORS])
+def test_a_config_of_model_type_alone_sizes_as_the_class_default(entry):
+    """transformers loads {"model_type": t} as its class's default config, which these vectors
+    measured: the core must fill every key the same way (declared defaults, __post_init__ rules),
+    as a config saved with only what differs from the defaults relies on."""
+    spec = parse_config({"model_type": entry["model_type"]})
+    result = size(spec, SizingRequest(gpu="B300", context=8))
+    assert spec.params.total == entry["params_total"]
+    assert result.kv_bytes_per_token == entry["kv_bytes_per_token"]
+    beyond = entry.get("kv_bytes_per_token_beyond_window", entry["kv_bytes_per_token"])
+    assert result.kv_bytes_per_token_beyond_window == beyond

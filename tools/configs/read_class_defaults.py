@@ -6,7 +6,8 @@ app/sizing/config/class_defaults.json, which ``config/defaults.py`` reads: each 
 defaults and its ``attribute_map`` (a key stated under an older or shared name sets the attribute
 the map names: gpt_bigcode's ``max_position_embeddings`` is its ``n_positions``). A config.json may leave
 out any key whose value equals its class's default (llava-hf's llava-1.5-7b text_config states
-only its vocabulary and context), and transformers and vLLM then load that default.
+only its vocabulary and context; ``save_pretrained`` writes only what differs from them), and
+transformers and vLLM then load that default.
 
     python -m venv /tmp/tf && /tmp/tf/bin/pip install transformers==5.25.0
     /tmp/tf/bin/python tools/configs/read_class_defaults.py
@@ -25,8 +26,8 @@ import warnings
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[2] / "app" / "sizing" / "config" / "class_defaults.json"
-# The dimension keys the core reads, where a missing one either refuses the config or is
-# filled by a rule of ours that the class's default contradicts.
+# The integer keys the core reads, where a missing one either refuses the config or is filled
+# by a rule of ours that the class's default contradicts.
 KEYS = (
     "vocab_size",
     "hidden_size",
@@ -68,13 +69,90 @@ KEYS = (
     "num_heads",
     "n_positions",
     "max_seq_len",
+    # layer patterns, windows and the shapes of linear-attention, Mamba and indexer layers
+    "sliding_window_pattern",
+    "max_window_layers",
+    "full_attention_interval",
+    "global_attn_every_n_layers",
+    "no_rope_layer_interval",
+    "attention_chunk_size",
+    "interleave_moe_layer_step",
+    "decoder_sparse_step",
+    "num_dense_layers",
+    "num_kv_shared_layers",
+    "linear_conv_kernel_dim",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "conv_kernel",
+    "mamba_d_state",
+    "mamba_d_conv",
+    "mamba_expand",
+    "mamba_n_heads",
+    "mamba_d_head",
+    "mamba_n_groups",
+    "ssm_state_size",
+    "n_groups",
+    "expand",
+    "index_n_heads",
+    "index_head_dim",
+    "index_topk",
+    "dense_intermediate_size",
+    "mamba_d_ssm",
+    "attention_heads",
+    "ffn_dim",
+    "shared_intermediate_size",
+    "intermediate_size_mlp",
+    "moe_latent_size",
+    "num_experts_per_token",
+    "moe_k",
+    "moe_topk",
+    "moe_top_k",
+    "top_k_experts",
+    "expert_layer_period",
+    "expert_layer_offset",
+    "conv_L_cache",
 )
 WIDTHS = ("hidden_size", "n_embd", "d_model")
-FLAGS = frozenset({"use_sliding_window"})  # the one boolean taken
+# The switches the core reads: biases, q/k norms, gates, parallel blocks, tied embeddings. A
+# config saved by transformers (``save_pretrained`` writes only what differs from the class's
+# defaults) leaves out every one equal to its class's default.
+FLAGS = frozenset(
+    {
+        "use_sliding_window",
+        "tie_word_embeddings",
+        "attention_bias",
+        "mlp_bias",
+        "bias",
+        "use_bias",
+        "use_qkv_bias",
+        "attention_out_bias",
+        "enable_bias",
+        "use_qk_norm",
+        "qk_layernorm",
+        "attn_output_gate",
+        "use_attention_gate",
+        "use_parallel_residual",
+        "use_sandwich_norm",
+        "new_decoder_architecture",
+        "multi_query",
+        "parallel_attn",
+        "attention_k_eq_v",
+        "mamba_conv_bias",
+        "mamba_proj_bias",
+        "mamba_rms_norm",
+        "use_conv_bias",
+        "conv_bias",
+        "do_layer_norm_before",
+    }
+)
+KEYS = KEYS + tuple(sorted(FLAGS - set(KEYS)))
 
 
 def declared_defaults(cls: type) -> dict[str, int]:
-    """The class's declared integer defaults for KEYS (dataclass fields, as transformers 5 has)."""
+    """The class's declared defaults for KEYS (dataclass fields, as transformers 5 has): integers,
+    and booleans for the FLAGS."""
     if not dataclasses.is_dataclass(cls):
         return {}
     values = {f.name: f.default for f in dataclasses.fields(cls)}

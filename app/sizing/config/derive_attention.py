@@ -110,11 +110,19 @@ def minimax_m3(keys: Keys) -> dict[str, Any]:
 
 
 def mimo_v2_flash(keys: Keys) -> dict[str, Any]:
-    """MiMoV2FlashAttention (transformers 5.24) gives every sliding layer twice the KV heads and a
-    sink logit per head, and full layers neither, whatever else the config says; a checkpoint's
-    config states the same as swa_num_key_value_heads and the sink flags, which vLLM reads. A
-    config that leaves them out takes transformers' rule."""
+    """MiMoV2FlashConfig fills the layer pattern (the first and every 6th layer full) and the MLP
+    kinds (the first dense) when a config states neither those nor the checkpoint's own keys
+    (hybrid_layer_pattern, moe_layer_freq). MiMoV2FlashAttention (transformers 5.24) gives every
+    sliding layer twice the KV heads and a sink logit per head, and full layers neither, whatever
+    else the config says; a checkpoint's config states the same as swa_num_key_value_heads and
+    the sink flags, which vLLM reads. A config that leaves them out takes transformers' rule."""
     out: dict[str, Any] = {}
+    n = layer_count(keys, 48)
+    if not keys.has("layer_types") and not keys.has("hybrid_layer_pattern"):
+        # the first layer and every 6th full, the rest sliding
+        out["layer_types"] = [FULL if i == 0 or (i + 1) % 6 == 0 else SLIDING for i in range(n)]
+    if not keys.has("mlp_layer_types") and not keys.has("moe_layer_freq"):
+        out["mlp_layer_types"] = dense_first(keys, n, 1)
     if not keys.has("swa_num_key_value_heads"):
         out["swa_num_key_value_heads"] = 2 * keys.int("num_key_value_heads", 4)
     if not keys.has("add_swa_attention_sink_bias"):

@@ -8,7 +8,7 @@ from typing import Any
 from ..errors import ConfigError
 from .bounds import layer_index_set
 from .derive_common import dense_first, layer_count
-from .keys import MAX_LAYERS, Keys
+from .keys import MAX_HEADS, MAX_LAYERS, Keys
 
 
 def kimi_linear(keys: Keys) -> dict[str, Any]:
@@ -111,6 +111,31 @@ def lfm3(keys: Keys) -> dict[str, Any]:
         for i in range(n)
     ]
     return {"layer_types": types}
+
+
+def olmo_hybrid(keys: Keys) -> dict[str, Any]:
+    """OlmoHybridConfig: every 4th layer full attention (counting from layer 3; the last when none
+    is), gated DeltaNet elsewhere; the DeltaNet heads default to the attention heads, the key
+    width to 0.75 × hidden ÷ those heads and the value width to twice the key's."""
+    n = layer_count(keys, 32)
+    out: dict[str, Any] = {}
+    if not keys.has("layer_types"):
+        types = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(n)]
+        if "full_attention" not in types:
+            types[-1] = "full_attention"
+        out["layer_types"] = types
+    heads = keys.int("num_attention_heads", 30, maximum=MAX_HEADS)
+    key_heads = keys.int("linear_num_key_heads", heads, maximum=MAX_HEADS)
+    key_dim = keys.int("linear_key_head_dim", int(0.75 * keys.int("hidden_size", 3840) / key_heads))
+    for key, value in (
+        ("linear_num_key_heads", key_heads),
+        ("linear_num_value_heads", heads),
+        ("linear_key_head_dim", key_dim),
+        ("linear_value_head_dim", 2 * key_dim),
+    ):
+        if not keys.has(key):
+            out[key] = value
+    return out
 
 
 def bamba(keys: Keys) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from .derive_mixers import (
     mamba,
     mamba2,
     minimax,
+    olmo_hybrid,
 )
 from .derive_moe import afmoe, beam, cohere2_moe, dbrx, ernie4_5_moe, exaone_moe, glm4_moe_lite, mpt
 from .keys import Keys
@@ -94,6 +95,7 @@ _DERIVATIONS: dict[str, Callable[[Keys], dict[str, Any]]] = {
     "hy_v3": hy_v3,
     "hy_v4": hy_v4,
     "bamba": bamba,
+    "olmo_hybrid": olmo_hybrid,
     "lfm2_moe": lfm2_moe,
     "lfm3": lfm3,
     "afmoe": afmoe,

@@ -115,3 +115,4 @@ GEMMA = Layout(tied=True)
 GEMMA2 = Layout(block_norms=4, tied=True)
 OLMO2 = Layout(qk_norm=WHOLE_PROJECTION)
 GATED_DELTANET = Layout(qk_norm=PER_HEAD, output_gate=True)  # Qwen3-Next / Qwen3.5
+GLM4_MOE = Layout(o_bias=NEVER, qk_norm=PER_HEAD, qk_norm_if="use_qk_norm")  # GLM-4.5, Sarvam MoE

@@ -14,6 +14,7 @@ from .layout import (
     GATED_DELTANET,
     GEMMA,
     GEMMA2,
+    GLM4_MOE,
     GPT2,
     GPTJ,
     LAYERNORM,
@@ -28,8 +29,6 @@ from .layout import (
     WHOLE_PROJECTION,
     Layout,
 )
-
-GLM4_MOE = LLAMA.with_(o_bias=NEVER, qk_norm=PER_HEAD, qk_norm_if="use_qk_norm")
 
 LAYOUTS: dict[str, Layout] = {
     "llama": LLAMA,

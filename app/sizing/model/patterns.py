@@ -169,6 +169,9 @@ _INDEXER_PATTERN = {"F": "full", "S": "shared"}
 def indexer_layers(keys: Keys, n: int) -> frozenset[int] | None:
     """The layers that run their own DSA indexer, or None when every indexed layer does.
 
+    MiniMax-M3 (a family whose layout has ``lightning_indexer``) builds one only on its
+    ``minimax_m3_sparse`` layers, so the set is exactly those (empty when none is named).
+
     GLM-5.2's ``indexer_types`` marks a layer "full" (its own indexer and indexer-key cache) or
     "shared" (it reuses the previous full layer's top-k: no indexer weights, no indexer cache).
     Without the list, transformers' GlmMoeDsaConfig reads ``index_topk_pattern`` ("FSSF...") or
@@ -178,8 +181,6 @@ def indexer_layers(keys: Keys, n: int) -> frozenset[int] | None:
     stated = stated_types(keys, n)
     lay = layout_of(keys.model_type)
     if lay is not None and lay.lightning_indexer:
-        # MiniMax-M3 builds an indexer only on its minimax_m3_sparse layers: none when the layer
-        # types (stated, or the config class's default of all full attention) name none
         return frozenset(i for i, t in enumerate(stated or ()) if t == "minimax_m3_sparse")
     types = keys.list("indexer_types", n)
     field = keys.field("indexer_types")
