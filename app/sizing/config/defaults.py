@@ -5,8 +5,8 @@ Two sources, per ``model_type``, so a minimal config sizes as transformers and v
 - ``class_defaults.json``: every config class's declared defaults for the integer keys the core
   reads (width, depth, heads, vocabulary, context, MLA ranks, expert counts, pattern periods,
   state shapes) and its switches (biases, q/k norms, gates, tied embeddings), read from
-  transformers by ``tools/configs/read_class_defaults.py``. llava-hf's llava-1.5-7b states only the vocabulary
-  and context of its Llama text model; the rest are LlamaConfig's.
+  transformers by ``tools/configs/read_class_defaults.py``. llava-hf's llava-1.5-7b states only
+  the vocabulary and context of its Llama text model; the rest are LlamaConfig's.
 - ``CURATED`` below: the other keys that change sizing (windows, layer patterns, state sizes),
   read from transformers 5.24 ``models/*/configuration_*.py`` and checked by instantiating each
   class with no arguments. They win where both name a key.

@@ -54,8 +54,8 @@ LAYOUTS: dict[str, Layout] = {
     "glm_moe_dsa": LLAMA,
     "glm4_moe": GLM4_MOE,
     # Param2 MoE: transformers builds it as GLM-4.5's model (Glm4MoeForCausalLM); its config class
-    # defaults differ (q/k norms on, tied embeddings)
-    "param2moe": GLM4_MOE.with_(tied=True),  # its class ties the embeddings by default
+    # ties the embeddings and turns the q/k norms on by default
+    "param2moe": GLM4_MOE.with_(tied=True),
     "glm4": GEMMA2.with_(o_bias=NEVER, tied=False),
     "mimo_v2_flash": LLAMA.with_(o_bias=NEVER),
     "llama4_text": LLAMA,  # its use_qk_norm is an L2 norm without weights
@@ -214,10 +214,8 @@ LAYOUTS: dict[str, Layout] = {
     # Flint: Qwen3's block with a sink logit per head; its shared expert is added ungated
     "flint": QWEN3.with_(sinks=True, shared_expert_gate=False),
     # Kolibri-1: sandwich norms (a post-norm after attention and after the MoE), an ungated
-    # shared expert, a selection bias held as a buffer
-    "kolibri1": QWEN3.with_(  # its attention projections never carry a bias
-        block_norms=4, shared_expert_gate=False, qkv_bias=NEVER, o_bias=NEVER
-    ),
+    # shared expert, a selection bias held as a buffer, attention projections never biased
+    "kolibri1": QWEN3.with_(block_norms=4, shared_expert_gate=False, qkv_bias=NEVER, o_bias=NEVER),
     "dots1": QWEN3,  # DeepSeek-style MoE (first_k_dense_replace, n_shared_experts)
     "ernie4_5_moe": LLAMA.with_(tied=True, bias_key="use_bias", router_bias=True),
     "afmoe": QWEN3.with_(attention_gate=PER_CHANNEL, block_norms=4, router_bias=True),
