@@ -457,9 +457,23 @@ def test_mimo_sliding_layers_take_v_head_dim_when_swa_v_head_dim_is_absent():
     """MiMo-V2-Flash's sliding layers read swa_head_dim for keys and, without swa_v_head_dim,
     v_head_dim for values (as vLLM and transformers build them), not the key width."""
     config = _vector("MiMo-V2-Flash")
-    spec = parse_config(config)
-    trimmed = {k: v for k, v in config.items() if k != "swa_v_head_dim"}
+    trimmed = parse_config({k: v for k, v in config.items() if k != "swa_v_head_dim"})
     assert config["swa_v_head_dim"] == config["v_head_dim"] != config["swa_head_dim"]
-    sliding = [lay.attention for lay in parse_config(trimmed).layers if lay.attention.window]
+    sliding = [lay.attention for lay in trimmed.layers if lay.attention.window]
     assert sliding and all(a.v_head_dim == config["v_head_dim"] for a in sliding)
-    assert parse_config(trimmed).params.total == spec.params.total
+    assert trimmed.params.total == parse_config(config).params.total
+
+
+def test_curated_defaults_repeat_no_declared_class_default():
+    """CURATED holds only what transformers' declared defaults do not give, so
+    class_defaults.json (regenerated from each release) stays the one source for those."""
+    from app.sizing.config.defaults import _READ, CURATED
+
+    declared = _READ["defaults"]
+    repeated = {
+        (model_type, key)
+        for model_type, keys in CURATED.items()
+        for key, value in keys.items()
+        if declared.get(model_type, {}).get(key, object()) == value
+    }
+    assert not repeated

@@ -53,9 +53,9 @@ LAYOUTS: dict[str, Layout] = {
     "kimi_k2": LLAMA,
     "glm_moe_dsa": LLAMA,
     "glm4_moe": GLM4_MOE,
-    # Param2 MoE: transformers builds it as GLM-4.5's model (Glm4MoeForCausalLM); its config class
-    # ties the embeddings and turns the q/k norms on by default
-    "param2moe": GLM4_MOE.with_(tied=True),
+    # Param2 MoE: transformers builds it as GLM-4.5's model (Glm4MoeForCausalLM); its config class's
+    # own defaults (tied embeddings, q/k norms on) come from class_defaults.json
+    "param2moe": GLM4_MOE,
     "glm4": GEMMA2.with_(o_bias=NEVER, tied=False),
     "mimo_v2_flash": LLAMA.with_(o_bias=NEVER),
     "llama4_text": LLAMA,  # its use_qk_norm is an L2 norm without weights
@@ -279,7 +279,7 @@ LAYOUTS: dict[str, Layout] = {
     "qwen3_5_text": GATED_DELTANET,
     "qwen3_5_moe_text": GATED_DELTANET,
     # Lara Mini: Qwen3-Next's layers without the attention output gate, an ungated shared expert
-    "lara_mini": GATED_DELTANET.with_(output_gate=False, shared_expert_gate=False, tied=True),
+    "lara_mini": GATED_DELTANET.with_(output_gate=False, shared_expert_gate=False),
 }
 
 
