@@ -166,6 +166,13 @@ class SizingRequestBody(BaseModel):
         "work per running request each step) or `tensorrt` (TensorRT engines under the C++ "
         "executor, the default before 1.0). Null: pytorch.",
     )
+    enforce_eager: bool = Field(
+        False,
+        description="The engine runs without CUDA graphs (vLLM `--enforce-eager`; TensorRT-LLM "
+        "without `cuda_graph_config`): a step lasts at least as long as the host takes to launch "
+        "its kernels, at the engine's published per-launch cost (`efficiency.eager_launch_us`; "
+        "null where none is published, and a note says the step is timed as with graphs).",
+    )
     max_throughput: bool = Field(
         False,
         description="Run the workload at the most streams memory (at prompt + output tokens) and "

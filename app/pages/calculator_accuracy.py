@@ -97,10 +97,11 @@ def setup_words(point: dict[str, Any]) -> str:
     draft = f", {spec['method'].upper()} {spec['draft_tokens']}" if spec else ""
     backend = TRTLLM_BACKEND_NAMES.get(s.get("backend") or "")
     runtime = f", {backend} (C++ executor)" if backend else ""
+    eager = ", no CUDA graphs" if s.get("enforce_eager") else ""
     return (
         f"{point['model']} on {point['gpus']} × {point['gpu']}, {' '.join(layout)}, "
         f"{s['weight_dtype']} weights / {s['kv_dtype']} KV, {s['prompt_tokens']:,} in / "
-        f"{s['output_tokens']:,} out{draft}{runtime}"
+        f"{s['output_tokens']:,} out{draft}{runtime}{eager}"
     )
 
 

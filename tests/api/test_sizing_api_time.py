@@ -169,3 +169,26 @@ def test_trtllm_backend_picks_the_runtime(sqlite_client: TestClient) -> None:
         response = post(sqlite_client, {**body, **bad})
         assert response.status_code == 422, response.text
         assert field in response.text
+
+
+def test_enforce_eager_times_the_launches_where_a_figure_is_published(
+    sqlite_client: TestClient,
+) -> None:
+    body = {
+        "model": "llama-3.1-8b",
+        "gpu": "H200",
+        "context": 4096,
+        "prompt_tokens": 1000,
+        "output_tokens": 500,
+        "engine": "trtllm",
+    }
+    graphed = post(sqlite_client, body).json()["workload"]
+    eager = post(sqlite_client, {**body, "enforce_eager": True}).json()["workload"]
+    assert eager["efficiency"]["eager_launch_us"] == 60.0
+    assert eager["tpot_ms"] > 2 * graphed["tpot_ms"]
+    assert any("CUDA graphs" in note for note in eager["notes"])
+    vllm = post(sqlite_client, {**body, "engine": "vllm", "enforce_eager": True}).json()
+    assert vllm["workload"]["efficiency"]["eager_launch_us"] is None
+    assert any("no published figure" in note for note in vllm["workload"]["notes"])
+    response = post(sqlite_client, {**body, "enforce_eager": "sometimes"})
+    assert response.status_code == 422 and "enforce_eager" in response.text

@@ -28,8 +28,11 @@ POINTS = yaml.safe_load(
 # split prompt's tail shares its step with the next prompt's head; a prompt's wait for the step
 # in flight is no longer counted as a step carrying prompt tokens): TensorRT-LLM's 1.0 table went
 # 77 -> 78 within, and the Triton 70B TP4 point at 8 req/s, already too fast, fell out (0.85 -> 0.80).
-FLOOR_WITHIN = 33
-CEILING_FAR = 7
+# 2026-12-06 later: 34 (30 + 4 held out), beyond 2x 7 -> 6. The dstack TensorRT-LLM 0.17 run
+# decoded without CUDA graphs (its PyTorch backend's default then); eager steps wait for the host
+# to launch their kernels, at TensorRT-LLM's own published eager/graph ratio (0.34 -> 1.21).
+FLOOR_WITHIN = 34
+CEILING_FAR = 6
 
 
 @pytest.fixture(scope="module")

@@ -42,9 +42,13 @@ def test_the_runtimes_are_separate_profiles():
     assert get_profile("trtllm", "pytorch") is TRTLLM
     assert get_profile("trtllm", "tensorrt") is TRTLLM_TENSORRT
     assert TRTLLM_TENSORRT.overhead_per_sequence_us < TRTLLM.overhead_per_sequence_us
-    # Everything but the host work is the same engine.
+    # Everything but the host work is the same engine (the PyTorch backend's eager launch cost
+    # is its own: TensorRT engines are not launched kernel by kernel from Python).
+    assert TRTLLM_TENSORRT.eager_launch_us is None
     assert dataclasses.replace(
-        TRTLLM_TENSORRT, overhead_per_sequence_us=TRTLLM.overhead_per_sequence_us
+        TRTLLM_TENSORRT,
+        overhead_per_sequence_us=TRTLLM.overhead_per_sequence_us,
+        eager_launch_us=TRTLLM.eager_launch_us,
     ) == dataclasses.replace(TRTLLM, source=TRTLLM_TENSORRT.source, backend="tensorrt")
 
 

@@ -174,6 +174,7 @@ def request_for(point: dict[str, Any]) -> SizingRequest:
         trtllm_backend=s.get("backend") if point["engine"] == "trtllm" else None,
         spec_tokens=spec_decoding.get("draft_tokens"),
         spec_acceptance=_acceptance(spec_decoding),
+        enforce_eager=bool(s.get("enforce_eager")),
         **load,
     )
 

@@ -40,6 +40,10 @@ same constants apply to every model and every GPU; nothing is fitted to one publ
   engine-build flow (``backend: tensorrt``: TensorRT engines under the C++ executor, the
   default before 1.0 and the runtime of the 0.x tables and NVIDIA's MLPerf Llama and Mixtral
   harness) keeps 1 µs. Under attention DP each rank runs its own executor over its own requests.
+- Without CUDA graphs (a request's ``enforce_eager``) the host launches each kernel of a pass,
+  and a step lasts at least kernels × ``eager_launch_us``. TensorRT-LLM's PyTorch backend: 60 µs,
+  what its tech blog 2's measured "7.22x" speed-up from CUDA graphs (DeepSeek-R1-FP4, batch 1,
+  eight B200s, MTP 3) implies in this step model. No other engine publishes one (None).
 - ``pytorch``: fitted to the H200 measured in plain PyTorch with CUDA graphs (Llama-3.1-8B's
   decoder and one TP8 rank of Llama-3.1-70B; tests/sizing/data/h200_pytorch.json); a floor.
 """
@@ -71,6 +75,9 @@ class PerfProfile:
     attention_prefill: float = 0.0
     # The engine's runtime where it has more than one (TensorRT-LLM: pytorch | tensorrt).
     backend: str | None = None
+    # Host time to launch one kernel of a forward pass without CUDA graphs (eager mode): a pass
+    # then takes at least kernels × this. None: no published figure for this engine.
+    eager_launch_us: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -129,12 +136,14 @@ TRTLLM = PerfProfile(
     "(from its 1.0 throughput table's host-bound Qwen3-30B-A3B 128/128 row on a B200)",
     attention_prefill=0.65,
     backend="pytorch",
+    eager_launch_us=60.0,
 )
 
 # The engine-build flow: TensorRT engines under the C++ executor (TensorRT-LLM before 1.0).
 TRTLLM_TENSORRT = replace(
     TRTLLM,
     overhead_per_sequence_us=1.0,
+    eager_launch_us=None,
     source=_SHARES + "; TensorRT-LLM's TensorRT engines under its C++ executor",
     backend="tensorrt",
 )

@@ -66,6 +66,7 @@ class SizingRequest:
     max_batch: int | None = None  # the engine's running-sequence cap, if set (max_num_seqs)
     max_num_tokens: int | None = None  # the engine's per-step token budget, if set
     trtllm_backend: str | None = None  # TensorRT-LLM's runtime: pytorch (default) | tensorrt
+    enforce_eager: bool = False  # the engine runs without CUDA graphs (vLLM --enforce-eager)
 
     def __post_init__(self) -> None:
         if not isinstance(self.gpu, str) or not self.gpu.strip():

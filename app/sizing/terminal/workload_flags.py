@@ -21,6 +21,7 @@ WORKLOAD_FLAGS = {
     "perf_profile": "--perf-profile",
     "engine": "--engine",
     "trtllm_backend": "--trtllm-backend",
+    "enforce_eager": "--enforce-eager",
     "max_throughput": "--max-throughput",
     "pp": "--pp",
     "ep": "--ep",
@@ -71,6 +72,12 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="with --engine trtllm: its runtime, pytorch (default since 1.0) or tensorrt "
         "(TensorRT engines, the C++ executor)",
+    )
+    time.add_argument(
+        "--enforce-eager",
+        action="store_true",
+        help="the engine runs without CUDA graphs (vLLM's flag of that name; TensorRT-LLM "
+        "without cuda_graph_config): each step waits for the host to launch its kernels",
     )
     time.add_argument(
         "--perf-profile",

@@ -49,7 +49,9 @@ def replica_model(
     reason = missing_figures(gpu, layout.tp)
     if reason is not None:
         return None, profile, reason
-    model = step_model_for(spec, gpu, layout, rep, profile, req.scale_out_gbps, req.kv_dtype)
+    model = step_model_for(
+        spec, gpu, layout, rep, profile, req.scale_out_gbps, req.kv_dtype, req.enforce_eager
+    )
     spec_decode = speculation_of(req.spec_tokens, req.spec_acceptance)
     return ReplicaModel(model, layout.pp, spec_decode), profile, None
 
@@ -188,7 +190,21 @@ def _estimate(
     )
     _, group_link, stage_link = links(gpu, layout, profile, req.scale_out_gbps)
     est.notes.extend(_notes(gpu, layout, group_link, stage_link, est))
+    if req.enforce_eager:
+        est.notes.append(_eager_note(profile))
     return est, limits, profile
+
+
+def _eager_note(profile: PerfProfile) -> str:
+    if profile.eager_launch_us is None:
+        return (
+            "Without CUDA graphs: there is no published figure for this engine's launch cost, so "
+            "the steps are timed as if captured in graphs (eager steps take longer)."
+        )
+    return (
+        f"Without CUDA graphs: the host launches each of a pass's kernels, "
+        f"{profile.eager_launch_us:g} µs apiece, and a step takes at least that long."
+    )
 
 
 def _notes(gpu: GPU, layout: Layout, group: str, stage: str, est: WorkloadEstimate) -> list[str]:

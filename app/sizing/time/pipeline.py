@@ -100,7 +100,7 @@ class ReplicaModel:
         head = self.model.head_seconds(sequences)
         layer = (plain.total - plain.overhead - head) / self.model.layers
         fixed = self.model.kernels * self.model.profile.kernel_us * 1e-6 / self.model.layers
-        return layer + fixed + head
+        return max(layer + fixed + head, self.model.launch / self.model.layers)
 
     @property
     def tokens_per_step(self) -> float:

@@ -81,6 +81,7 @@ def step_model_for(
     profile: PerfProfile,
     scale_out_gbps: float | None = None,
     kv_dtype: str = "bf16",
+    eager: bool = False,
 ) -> StepModel:
     link, _, _ = links(gpu, layout, profile, scale_out_gbps)
     if layout.crosses_scale_up_domain:
@@ -96,6 +97,7 @@ def step_model_for(
         profile,
         link,
         kv_dtype,
+        eager,
     )
 
 

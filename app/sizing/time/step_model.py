@@ -96,6 +96,7 @@ class StepModel:
         profile: PerfProfile,
         links: Links,
         kv_dtype: str = "bf16",
+        eager: bool = False,
     ) -> None:
         p = spec.params
         tp = self.tp = layout.tp
@@ -191,6 +192,9 @@ class StepModel:
         self.kernels = kernels_per_pass(spec)
         self.overhead = (self.kernels * profile.kernel_us + profile.overhead_per_step_us) * 1e-6
         self.per_sequence = profile.overhead_per_sequence_us * 1e-6
+        # Without CUDA graphs the host launches every kernel of a pass itself, one after another:
+        # a pass takes at least that long, however little the GPU has to do.
+        self.launch = self.kernels * (profile.eager_launch_us or 0.0) * 1e-6 if eager else 0.0
         self.dense_layers = self.layers - moe_layers
 
     # -- the pieces -----------------------------------------------------------------------
@@ -289,12 +293,15 @@ class StepModel:
             t_ac += prefill_att / self.att.prefill_rate(prefill_context)
         busiest = (decode * queries / self.tp + prefill / r) if self.dp else None
         host = self.per_sequence * self.host_sequences(decode, prefill)
+        communication = self.communication(tokens, busiest)
+        gpu = t_w + t_kv + max(0.0, t_lc - t_w) + max(0.0, t_ac - t_kv) + communication
+        launch_wait = max(0.0, self.launch - gpu - self.overhead - t_act)
         return StepParts(
             weights=t_w,
             kv=t_kv,
             compute=max(0.0, t_lc - t_w) + max(0.0, t_ac - t_kv),
-            communication=self.communication(tokens, busiest),
-            overhead=self.overhead + t_act + host,
+            communication=communication,
+            overhead=self.overhead + t_act + host + launch_wait,
             linear=max(t_w, t_lc),
             attention=max(t_kv, t_ac),
             linear_compute_bound=t_lc > t_w,
