@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from app.drills import (
     MAX_SEED,
@@ -65,6 +65,18 @@ class AnswerIn(BaseModel):
         description='A number (in `unit`) or a string with units: "128 KiB", "1.2e5", '
         '"3.5 GB", "2.3 ms", "1, 2, 4, 8" for TP degrees.'
     )
+
+    @field_validator("answer")
+    @classmethod
+    def _encodable(cls, value: str | int | float) -> str | int | float:
+        # JSON's \ud800 escapes decode to lone surrogates, which no response (nor the message
+        # quoting the answer back) can encode: refuse them here, as text that is not Unicode.
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("must be valid Unicode text (no lone surrogates)") from None
+        return value
 
 
 class MistakeOut(BaseModel):

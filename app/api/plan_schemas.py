@@ -19,6 +19,8 @@ from app.sizing.plan.inputs import (
     MAX_RATE,
     MAX_SLO_MS,
     MAX_TOKENS,
+    MIN_LINK_GBPS,
+    MIN_RATE,
 )
 
 StrictInt = Annotated[int, Field(strict=True)]
@@ -46,7 +48,7 @@ class PlanRequestBody(BaseModel):
     )
     name: str | None = Field(None, min_length=1, max_length=100, description="Display name.")
     requests_per_s: float = Field(
-        gt=0,
+        ge=MIN_RATE,
         le=MAX_RATE,
         allow_inf_nan=False,
         description="Offered load: requests per second, Poisson arrivals, all replicas.",
@@ -121,7 +123,7 @@ class PlanRequestBody(BaseModel):
     )
     kv_link_gbps: float | None = Field(
         None,
-        gt=0,
+        ge=MIN_LINK_GBPS,
         le=MAX_LINK_GBPS,
         allow_inf_nan=False,
         description="Per-GPU link the KV cache crosses from a prefill pool to a decode pool, "

@@ -168,10 +168,11 @@ class SizingRequestBody(BaseModel):
     )
     enforce_eager: bool = Field(
         False,
-        description="The engine runs without CUDA graphs (vLLM `--enforce-eager`; TensorRT-LLM "
-        "without `cuda_graph_config`): a step lasts at least as long as the host takes to launch "
-        "its kernels, at the engine's published per-launch cost (`efficiency.eager_launch_us`; "
-        "null where none is published, and a note says the step is timed as with graphs).",
+        description="The engine runs without CUDA graphs (vLLM `--enforce-eager`, SGLang "
+        "`--disable-cuda-graph`, TensorRT-LLM `cuda_graph_config: null`): no memory is reserved "
+        "for graphs, and a step of decodes lasts at least as long as the host takes to launch its "
+        "kernels, at the engine's published per-launch cost (`efficiency.eager_launch_us`; null "
+        "where none is published, and a note says the steps are timed as with graphs).",
     )
     max_throughput: bool = Field(
         False,

@@ -60,7 +60,10 @@ def pareto_chart(
     chart = ParetoChart(frame, gpu)
     x0, y0, x1, y1 = chart.plot
     slo = 1000 / tpot_ms
-    top_x = _nice(max(max(p["tokens_per_s_per_user"] for p in mine), slo) * 1.05)
+    fastest = max(p["tokens_per_s_per_user"] for p in mine)
+    # A target far beyond every point would squash them against the left edge (or, absurdly
+    # small, make the axis infinite): past 10× the fastest point its line sits at the edge.
+    top_x = _nice(max(fastest, min(slo, 10 * fastest)) * 1.05)
     top_y = _nice(max(p["tokens_per_s_per_gpu"] for p in mine) * 1.05)
     if chosen is not None:
         top_x = _nice(max(top_x, chosen["per_user"]))
@@ -93,7 +96,7 @@ def pareto_chart(
     ]
     chart.y_ticks = [Tick(sy(top_y * i / 4), _short(top_y * i / 4)) for i in range(5)]
     chart.slo_x = sx(slo)
-    chart.slo_label = f"TPOT ≤ {tpot_ms:g} ms"
+    chart.slo_label = f"TPOT ≤ {tpot_ms:g} ms" + (" (beyond the axis)" if slo > top_x else "")
     width = LABEL_CHAR * len(chart.slo_label)
     chart.slo_anchor = "start" if chart.slo_x + 4 + width <= x1 else "end"
     if chosen is not None:

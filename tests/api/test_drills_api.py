@@ -100,3 +100,13 @@ def test_the_api_states_the_layout_a_drill_grades_against(sqlite_client: TestCli
         "/api/v1/drills/kv-per-sequence/answer", json={"seed": 594716525, "answer": "224919552"}
     ).json()
     assert answer["verdict"] == "wrong" and answer["mistake"]["id"] == "plain-fp8-elements"
+
+
+def test_a_lone_surrogate_is_a_422_not_a_500(sqlite_client: TestClient) -> None:
+    response = sqlite_client.post(
+        "/api/v1/drills/kv-bytes-per-token/answer",
+        content=b'{"seed": 1, "answer": "\\ud800"}',
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 422
+    assert "Unicode" in response.json()["detail"][0]["msg"]

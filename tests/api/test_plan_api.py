@@ -119,6 +119,12 @@ def test_bad_input_is_a_422_naming_the_field(sqlite_client: TestClient) -> None:
     assert error_fields(post(sqlite_client, too_long)) == ["prompt_tokens"]
     both = {**BODY, "config": load_preset_config("llama-3.1-8b")}
     assert error_fields(post(sqlite_client, both)) == ["model"]
+    # Near zero, a link's rate rounded to nothing and a cost per token overflowed: both refused.
+    assert error_fields(post(sqlite_client, {**BODY, "kv_link_gbps": 1e-9})) == ["kv_link_gbps"]
+    assert error_fields(post(sqlite_client, {**BODY, "requests_per_s": 5e-324})) == [
+        "requests_per_s"
+    ]
+    assert post(sqlite_client, {**BODY, "kv_link_gbps": 1}).status_code == 200
 
 
 def test_the_openapi_document_describes_it_with_units(sqlite_client: TestClient) -> None:

@@ -300,3 +300,15 @@ def test_the_report_reads_as_a_terminal_user_would_say_it():
     assert "legal tp degrees on 8 GPUs" in out and "max context for 1 sequence " in out
     code, out, _ = _run("llama-3.1-8b", "--gpu", "H200")
     assert "FITS: " in out and "FITS: fits:" not in out
+
+
+def test_enforce_eager_reaches_the_request():
+    argv = ("llama-3.1-8b", "--gpu", "H200", "--context", "4096", "--engine", "trtllm", "--json")
+    workload = ("--prompt-tokens", "1000", "--output-tokens", "200")
+    code, out, _ = _run(*argv, *workload, "--enforce-eager")
+    eager = json.loads(out)
+    plain = json.loads(_run(*argv, *workload)[1])
+    assert code == 0
+    assert eager["workload"]["tpot_ms"] > plain["workload"]["tpot_ms"]
+    assert eager["memory_breakdown"]["cuda_graph_bytes"] == 0
+    assert "CUDA graphs" in eager["time"]["note"] and "CUDA graphs" not in plain["time"]["note"]

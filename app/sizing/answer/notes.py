@@ -154,9 +154,14 @@ def _reserve_note(req: SizingRequest, rep: Replica) -> str:
         what = "SGLang's share the static pool leaves out, total × (1 − mem_fraction_static)"
     else:
         whose = "TensorRT-LLM's profiling peak" if engine == "trtllm" else "vLLM's activation peak"
+        graphs = (
+            "no CUDA graphs (enforce_eager)"
+            if req.enforce_eager
+            else f"CUDA graphs ({fmt_bytes(rep.overhead.part('cuda_graphs'))})"
+        )
         what = (
             f"estimated as {whose} ({fmt_bytes(rep.overhead.part('activation_peak'))}) plus "
-            f"CUDA graphs ({fmt_bytes(rep.overhead.part('cuda_graphs'))}), see memory_breakdown"
+            f"{graphs}, see memory_breakdown"
         )
     if engine == "vllm":
         util = (

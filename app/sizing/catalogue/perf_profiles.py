@@ -41,9 +41,10 @@ same constants apply to every model and every GPU; nothing is fitted to one publ
   default before 1.0 and the runtime of the 0.x tables and NVIDIA's MLPerf Llama and Mixtral
   harness) keeps 1 µs. Under attention DP each rank runs its own executor over its own requests.
 - Without CUDA graphs (a request's ``enforce_eager``) the host launches each kernel of a pass,
-  and a step lasts at least kernels × ``eager_launch_us``. TensorRT-LLM's PyTorch backend: 60 µs,
-  what its tech blog 2's measured "7.22x" speed-up from CUDA graphs (DeepSeek-R1-FP4, batch 1,
-  eight B200s, MTP 3) implies in this step model. No other engine publishes one (None).
+  and a step of decodes lasts at least kernels × ``eager_launch_us``. TensorRT-LLM's PyTorch
+  backend: 60 µs, what its tech blog 2's measured "7.22x" speed-up from CUDA graphs
+  (DeepSeek-R1-FP4, batch 1, eight B200s; the next-n unstated: 60 with MTP 3, 56 without)
+  implies in this step model. No other engine publishes one (None).
 - ``pytorch``: fitted to the H200 measured in plain PyTorch with CUDA graphs (Llama-3.1-8B's
   decoder and one TP8 rank of Llama-3.1-70B; tests/sizing/data/h200_pytorch.json); a floor.
 """

@@ -165,7 +165,7 @@ def check_workload_inputs(req: SizingRequest) -> None:
         raise SizingError(
             f"unknown engine {req.engine!r}; choose one of {', '.join(ENGINES)}", field="engine"
         )
-    for name in ("max_throughput", "dp_attention"):
+    for name in ("max_throughput", "dp_attention", "enforce_eager"):
         if not isinstance(getattr(req, name), bool):
             raise SizingError("must be true or false", field=name)
     # The workload's load: concurrency (also the memory question's), or instead max_throughput

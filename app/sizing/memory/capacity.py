@@ -197,6 +197,7 @@ class Replica:
         self.spec = spec
         self._estimate = (spec, gpu, reserve_tp(tp, self.dp_attention, engine))
         self._batch_limits = (req.max_batch, req.max_num_tokens)  # vLLM's, when a launch sets them
+        self.eager = req.enforce_eager  # no CUDA graphs captured, none reserved for
         rank_tp = 1 if self.dp_attention else tp
         kv_bytes = kv_dtype_bytes(req.kv_dtype)
         # Speculative decoding's drafter sits beside the target (draft.py).
@@ -231,8 +232,8 @@ class Replica:
         """The reserve's estimate with its formulas (built when a result shows it): TensorRT-LLM's
         when its rule sizes the pool, else vLLM's (SGLang's reserve is a share of the total)."""
         if self.pool.engine == "trtllm":
-            return trtllm_overhead(*self._estimate, self.pp)
-        return vllm_overhead(*self._estimate, *self._batch_limits, self.pp)
+            return trtllm_overhead(*self._estimate, self.pp, self.eager)
+        return vllm_overhead(*self._estimate, *self._batch_limits, self.pp, self.eager)
 
     def sequences(self, context: int) -> int:
         """Whole sequences of ``context`` tokens one replica holds."""

@@ -128,12 +128,14 @@ def engine_pool(
     if engine == "sglang":
         context = req.context or spec.context_limit or 0
         fraction, _ = sglang_static_fraction(
-            gpu, tp, spec.is_mla, ranks, aiter_cut(spec, gpu, tp, context)
+            gpu, tp, spec.is_mla, ranks, aiter_cut(spec, gpu, tp, context), req.enforce_eager
         )
         reserve = req.reserve_bytes if given else math.floor(total * (1 - fraction))
         return Pool(engine, total, reserve, total - w - reserve, total, w, fraction, given)
     if engine == "trtllm":
-        reserve = req.reserve_bytes if given else trtllm_reserve(spec, gpu, tp, pp)
+        reserve = (
+            req.reserve_bytes if given else trtllm_reserve(spec, gpu, tp, pp, req.enforce_eager)
+        )
         budget = math.floor(max(0, total - w - reserve) * TRTLLM_FRACTION)
         usable = w + reserve + budget if budget > 0 else total
         return Pool(engine, usable, reserve, budget, total, w, TRTLLM_FRACTION, given)
@@ -142,7 +144,7 @@ def engine_pool(
     reserve = (
         req.reserve_bytes
         if given
-        else vllm_reserve(spec, gpu, rank, req.max_batch, req.max_num_tokens, pp)
+        else vllm_reserve(spec, gpu, rank, req.max_batch, req.max_num_tokens, pp, req.enforce_eager)
     )
     return Pool("vllm", usable, reserve, usable - w - reserve, total, w, req.gpu_util, given)
 
@@ -166,18 +168,21 @@ def aiter_cut(spec: ModelSpec, gpu: GPU, tp: int, context: int) -> bool:
 
 
 def sglang_static_fraction(
-    gpu: GPU, tp: int, mla: bool, attn_dp: int = 1, aiter: bool = False
+    gpu: GPU, tp: int, mla: bool, attn_dp: int = 1, aiter: bool = False, eager: bool = False
 ) -> tuple[float, dict[str, Any]]:
     """``mem_fraction_static`` as ``handle_gpu_memory_settings`` picks it for a text model on
     one node (no speculative decoding, pp 1, the default all-to-all backend), with its inputs.
     ``attn_dp``: the attention data-parallel size (``--attn-dp-size``, or ``--dp-size`` with
     ``--enable-dp-attention``); each rank's decode graphs gather the whole group's tokens.
-    ``aiter``: the ROCm attention backend's later 0.85 cut applies (``aiter_cut``)."""
+    ``aiter``: the ROCm attention backend's later 0.85 cut applies (``aiter_cut``). ``eager``:
+    ``--disable-cuda-graph``, so no decode graphs are reserved for (reserve_for_graph_mb skips
+    them when the decode graph backend is disabled; DP attention's padding and the prefill
+    graphs, which have their own switch, stay)."""
     gpu_mem = gpu.nvidia_smi_bytes / MIB  # get_nvgpu_memory_capacity: nvidia-smi, MiB
     defaults = sglang_memory_defaults(gpu, tp)
     chunked, max_bs = defaults.chunked_prefill_size, defaults.cuda_graph_max_bs
     activation = max(chunked, 2048) * 1.5
-    graphs = max_bs * 2.0
+    graphs = 0.0 if eager else max_bs * 2.0
     dp_graphs = 0.0
     if attn_dp > 1:  # reserve_for_graph_mb: DP attention's padding, more past 300 per rank
         dp_graphs = max_bs * attn_dp * (3.0 + (1.5 if max_bs > 300 else 0.0))

@@ -135,7 +135,7 @@ def vllm_memory(setup: Setup) -> dict[str, Any]:
     req = setup.req
     rank = reserve_tp(setup.tp, setup.dp_attention, "vllm")
     overhead = vllm_overhead(
-        setup.spec, setup.gpu, rank, req.max_batch, req.max_num_tokens, setup.pp
+        setup.spec, setup.gpu, rank, req.max_batch, req.max_num_tokens, setup.pp, req.enforce_eager
     )
     weights = setup.weights("vllm")
     pool = requested - weights - overhead.total
@@ -212,7 +212,7 @@ def sglang_memory(setup: Setup) -> dict[str, Any]:
         return _explicit_budget(setup, "sglang", "--max-total-tokens", source)
     aiter = aiter_cut(setup.spec, setup.gpu, setup.tp, setup.context)
     fraction, settings = sglang_static_fraction(
-        setup.gpu, setup.tp, setup.spec.is_mla, setup.ranks, aiter
+        setup.gpu, setup.tp, setup.spec.is_mla, setup.ranks, aiter, setup.req.enforce_eager
     )
     before_load = setup.gpu.memory_bytes  # free before loading; the CUDA context is not modelled
     slack = math.floor(before_load * (1 - fraction))
@@ -251,7 +251,9 @@ def trtllm_memory(setup: Setup) -> dict[str, Any]:
         return _explicit_budget(
             setup, "trtllm", "kv_cache_config.max_gpu_total_bytes (extra options)", source
         )
-    overhead: Overhead = trtllm_overhead(setup.spec, setup.gpu, setup.tp, setup.pp)
+    overhead: Overhead = trtllm_overhead(
+        setup.spec, setup.gpu, setup.tp, setup.pp, setup.req.enforce_eager
+    )
     weights = setup.weights("trtllm")
     free = setup.gpu.memory_bytes - weights - overhead.total
     pool = math.floor(max(free, 0) * TRTLLM_FRACTION)

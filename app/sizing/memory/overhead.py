@@ -185,6 +185,11 @@ def activation_peak(spec: ModelSpec, tp: int, tokens: int, rows: int, source: st
     )
 
 
+def no_graphs(source: str) -> Part:
+    """Without CUDA graphs (the request's ``enforce_eager``) nothing is captured or reserved."""
+    return Part("cuda_graphs", 0, "none: the engine runs without CUDA graphs", "0 B", source)
+
+
 def cuda_graphs(spec: ModelSpec, tp: int, sizes: tuple[int, ...], source: str, pp: int = 1) -> Part:
     """The largest captured batch's boundary tensors, held in every layer of the stage."""
     _, every_layer = working_set(spec, tp, pp)
@@ -209,6 +214,7 @@ def vllm_reserve(
     seqs: int | None = None,
     tokens: int | None = None,
     pp: int = 1,
+    eager: bool = False,
 ) -> int:
     """The total of ``vllm_overhead`` without building its text (capacity asks it per tp)."""
     limits = vllm_limits(gpu, seqs, tokens)
@@ -216,7 +222,8 @@ def vllm_reserve(
     rows = min(limits.max_num_batched_tokens, limits.max_num_seqs)
     forward = limits.max_num_batched_tokens * BF16 * largest
     sampler = rows * spec.vocab_size * SAMPLER_BYTES_PER_LOGIT + rows * BF16 * spec.hidden_size
-    return max(forward, sampler) + max(limits.capture_sizes) * BF16 * boundary
+    graphs = 0 if eager else max(limits.capture_sizes) * BF16 * boundary
+    return max(forward, sampler) + graphs
 
 
 @spec_memo
@@ -227,9 +234,11 @@ def vllm_overhead(
     seqs: int | None = None,
     tokens: int | None = None,
     pp: int = 1,
+    eager: bool = False,
 ) -> Overhead:
     """vLLM's non-KV memory per GPU beyond weights, as its profile run and capture take it,
-    at the server's batch defaults or the ``max_num_seqs`` / ``max_num_batched_tokens`` given."""
+    at the server's batch defaults or the ``max_num_seqs`` / ``max_num_batched_tokens`` given
+    (``eager``: ``--enforce-eager``, nothing captured)."""
     limits = vllm_limits(gpu, seqs, tokens)
     rows = min(limits.max_num_batched_tokens, limits.max_num_seqs)
     profile = (
@@ -244,7 +253,9 @@ def vllm_overhead(
         "vllm",
         (
             activation_peak(spec, tp, limits.max_num_batched_tokens, rows, profile),
-            cuda_graphs(spec, tp, limits.capture_sizes, capture, pp),
+            no_graphs(capture)
+            if eager
+            else cuda_graphs(spec, tp, limits.capture_sizes, capture, pp),
         ),
         {
             "max_num_batched_tokens": limits.max_num_batched_tokens,
@@ -256,7 +267,7 @@ def vllm_overhead(
 
 
 @spec_memo
-def trtllm_reserve(spec: ModelSpec, gpu: GPU, tp: int, pp: int = 1) -> int:
+def trtllm_reserve(spec: ModelSpec, gpu: GPU, tp: int, pp: int = 1, eager: bool = False) -> int:
     """The total of ``trtllm_overhead`` without building its text."""
     limit = spec.context_limit or TRTLLM_MAX_NUM_TOKENS
     requests = -(-TRTLLM_MAX_NUM_TOKENS // max(1, min(TRTLLM_MAX_NUM_TOKENS, limit - 1)))
@@ -264,13 +275,16 @@ def trtllm_reserve(spec: ModelSpec, gpu: GPU, tp: int, pp: int = 1) -> int:
     forward = TRTLLM_MAX_NUM_TOKENS * BF16 * largest
     sampler = requests * spec.vocab_size * SAMPLER_BYTES_PER_LOGIT
     sampler += requests * BF16 * spec.hidden_size
-    return max(forward, sampler) + max(TRTLLM_GRAPH_SIZES) * BF16 * boundary
+    graphs = 0 if eager else max(TRTLLM_GRAPH_SIZES) * BF16 * boundary
+    return max(forward, sampler) + graphs
 
 
 @spec_memo
-def trtllm_overhead(spec: ModelSpec, gpu: GPU, tp: int, pp: int = 1) -> Overhead:
+def trtllm_overhead(
+    spec: ModelSpec, gpu: GPU, tp: int, pp: int = 1, eager: bool = False
+) -> Overhead:
     """TensorRT-LLM's profiling pass (dummy context requests filling max_num_tokens) and its
-    decode-only CUDA graphs."""
+    decode-only CUDA graphs (``eager``: ``cuda_graph_config: null``, none)."""
     limit = spec.context_limit or TRTLLM_MAX_NUM_TOKENS
     per_request = max(1, min(TRTLLM_MAX_NUM_TOKENS, limit - 1))
     requests = -(-TRTLLM_MAX_NUM_TOKENS // per_request)
@@ -283,7 +297,7 @@ def trtllm_overhead(spec: ModelSpec, gpu: GPU, tp: int, pp: int = 1) -> Overhead
         "trtllm",
         (
             activation_peak(spec, tp, TRTLLM_MAX_NUM_TOKENS, requests, source),
-            cuda_graphs(spec, tp, TRTLLM_GRAPH_SIZES, graphs, pp),
+            no_graphs(graphs) if eager else cuda_graphs(spec, tp, TRTLLM_GRAPH_SIZES, graphs, pp),
         ),
         {
             "max_num_tokens": TRTLLM_MAX_NUM_TOKENS,

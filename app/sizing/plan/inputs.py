@@ -19,6 +19,10 @@ from ..errors import SizingError
 from .prices import default_price
 
 MAX_RATE = 1e5  # requests per second: far beyond one model's fleet
+# Below about one request a day a deployment's cost per token has no meaning (and near zero it
+# overflows); a link below 1 Gb/s is no data-centre link (and near zero its rate rounds to 0).
+MIN_RATE = 1e-5
+MIN_LINK_GBPS = 1.0
 MAX_TOKENS = 1 << 22
 MAX_SLO_MS = 1e7
 MAX_PLAN_GPUS = 4096
@@ -68,7 +72,7 @@ class PlanRequest:
     kv_link_gbps: float | None = None  # prefill → decode link per GPU; None: its network NIC
 
     def __post_init__(self) -> None:
-        _number(self.requests_per_s, "requests_per_s", 0, MAX_RATE)
+        _number(self.requests_per_s, "requests_per_s", MIN_RATE, MAX_RATE, open_lo=False)
         _integer(self.prompt_tokens, "prompt_tokens", 1, MAX_TOKENS)
         _integer(self.output_tokens, "output_tokens", 1, MAX_TOKENS)
         for name, mean in (
@@ -100,7 +104,7 @@ class PlanRequest:
         if not isinstance(self.allow_lower_precision, bool):
             raise SizingError("must be true or false", field="allow_lower_precision")
         if self.kv_link_gbps is not None:
-            _number(self.kv_link_gbps, "kv_link_gbps", 0, MAX_LINK_GBPS)
+            _number(self.kv_link_gbps, "kv_link_gbps", MIN_LINK_GBPS, MAX_LINK_GBPS, open_lo=False)
 
     def _gpu_ids(self) -> tuple[str, ...]:
         given = self.gpu_types

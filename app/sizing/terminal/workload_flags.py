@@ -76,8 +76,9 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     time.add_argument(
         "--enforce-eager",
         action="store_true",
-        help="the engine runs without CUDA graphs (vLLM's flag of that name; TensorRT-LLM "
-        "without cuda_graph_config): each step waits for the host to launch its kernels",
+        help="the engine runs without CUDA graphs (vLLM's flag of that name, SGLang "
+        "--disable-cuda-graph, TensorRT-LLM cuda_graph_config: null): no graph memory, and each "
+        "step of decodes waits for the host to launch its kernels",
     )
     time.add_argument(
         "--perf-profile",

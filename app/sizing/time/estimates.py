@@ -104,6 +104,8 @@ def time_object(
     except (SizingError, ArithmeticError, ValueError) as error:
         out = estimate(None, req, profile, None, context, 0, 1, f"not estimated: {error}")
     out["engine"] = profile.name
+    if req.enforce_eager:
+        out["note"] = f"{out['note']} {_eager_note(profile)}"
     return out
 
 
@@ -203,7 +205,8 @@ def _eager_note(profile: PerfProfile) -> str:
         )
     return (
         f"Without CUDA graphs: the host launches each of a pass's kernels, "
-        f"{profile.eager_launch_us:g} µs apiece, and a step takes at least that long."
+        f"{profile.eager_launch_us:g} µs apiece, and a step of decodes takes at least that long "
+        "(steps carrying prompt tokens run outside graphs either way)."
     )
 
 

@@ -190,7 +190,8 @@ class StepModel:
         )
         moe_layers = self.moe.moe_layers if self.moe else 0
         self.kernels = kernels_per_pass(spec)
-        self.overhead = (self.kernels * profile.kernel_us + profile.overhead_per_step_us) * 1e-6
+        self.kernel_gaps = self.kernels * profile.kernel_us * 1e-6
+        self.overhead = self.kernel_gaps + profile.overhead_per_step_us * 1e-6
         self.per_sequence = profile.overhead_per_sequence_us * 1e-6
         # Without CUDA graphs the host launches every kernel of a pass itself, one after another:
         # a pass takes at least that long, however little the GPU has to do.
@@ -294,8 +295,14 @@ class StepModel:
         busiest = (decode * queries / self.tp + prefill / r) if self.dp else None
         host = self.per_sequence * self.host_sequences(decode, prefill)
         communication = self.communication(tokens, busiest)
-        gpu = t_w + t_kv + max(0.0, t_lc - t_w) + max(0.0, t_ac - t_kv) + communication
-        launch_wait = max(0.0, self.launch - gpu - self.overhead - t_act)
+        # Without graphs the host launches the pass's kernels while the GPU runs them: the step
+        # waits for whichever is longer. TensorRT-LLM captures only steps of decodes alone, so a
+        # step carrying prompt tokens is launched from the host with or without the flag, and is
+        # timed alike both ways (the constants were set on such steps as they run).
+        launch_wait = 0.0
+        if self.launch and not prefill:
+            gpu = t_w + t_kv + max(0.0, t_lc - t_w) + max(0.0, t_ac - t_kv) + communication
+            launch_wait = max(0.0, self.launch - gpu - self.kernel_gaps - t_act)
         return StepParts(
             weights=t_w,
             kv=t_kv,
