@@ -166,6 +166,15 @@ class SizingRequestBody(BaseModel):
         "work per running request each step) or `tensorrt` (TensorRT engines under the C++ "
         "executor, the default before 1.0). Null: pytorch.",
     )
+    output_tokens_p90: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONTEXT,
+        description="90th-percentile output length, tokens (at least `output_tokens`, the mean). "
+        "Outputs that vary keep longer requests in the batch longer: decode is timed at a "
+        "decoding sequence's mean context, prompt + output × (1 + cv²) / 2, with cv² from a "
+        "log-normal of this mean and p90. Null: every output the mean.",
+    )
     enforce_eager: bool = Field(
         False,
         description="The engine runs without CUDA graphs (vLLM `--enforce-eager`, SGLang "

@@ -192,3 +192,21 @@ def test_enforce_eager_times_the_launches_where_a_figure_is_published(
     assert any("no published figure" in note for note in vllm["workload"]["notes"])
     response = post(sqlite_client, {**body, "enforce_eager": "sometimes"})
     assert response.status_code == 422 and "enforce_eager" in response.text
+
+
+def test_output_tokens_p90_lengthens_the_decode_context(sqlite_client: TestClient) -> None:
+    body = {
+        "model": "llama-3.1-8b",
+        "gpu": "H100-SXM",
+        "context": 16384,
+        "prompt_tokens": 1000,
+        "output_tokens": 500,
+        "concurrency": 32,
+    }
+    plain = post(sqlite_client, body).json()["workload"]
+    spread = post(sqlite_client, {**body, "output_tokens_p90": 1000}).json()["workload"]
+    assert spread["inputs"]["decode_context_mean"] > plain["inputs"]["decode_context_mean"] == 1250
+    assert spread["tpot_ms"] > plain["tpot_ms"]
+    for bad in (400, "1000", 1.5):
+        response = post(sqlite_client, {**body, "output_tokens_p90": bad})
+        assert response.status_code == 422 and "output_tokens_p90" in response.text, bad

@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from app.sizing.plan.queueing import erlang_c, lognormal_cv2, mgc_wait, tail_quantile
+from app.sizing.plan.queueing import erlang_c, mgc_wait, tail_quantile
+from app.sizing.time.lengths import lognormal_cv2
 from tests.sizing.plan_simulation import simulate_queue
 
 

@@ -129,7 +129,7 @@ def test_each_point_has_every_field_with_an_allowed_value(point):
 def test_each_point_states_its_layout_precision_shape_and_load(point):
     s = point["settings"]
     assert set(s) >= SETTINGS, SETTINGS - set(s)
-    optional = {"spec_decoding", "backend", "enforce_eager"}
+    optional = {"spec_decoding", "backend", "enforce_eager", "output_tokens_p90", "context"}
     assert set(s) <= SETTINGS | set(LOADS) | optional, set(s) - SETTINGS - set(LOADS)
     # Stated only where the source ran without CUDA graphs.
     assert s.get("enforce_eager") in (None, True)

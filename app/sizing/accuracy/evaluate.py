@@ -163,7 +163,9 @@ def request_for(point: dict[str, Any]) -> SizingRequest:
         pp=int(s.get("pp") or 1),
         ep=s.get("ep"),
         dp_attention=bool(s.get("dp_attention")),
-        context=prompt + output,
+        # The engine's longest sequence where the source states one (outputs that vary are cut
+        # there), else the workload's own.
+        context=int(s.get("context") or prompt + output),
         weight_dtype=s["weight_dtype"],
         kv_dtype=_kv_dtype(point, kv),
         prompt_tokens=prompt,
@@ -175,6 +177,7 @@ def request_for(point: dict[str, Any]) -> SizingRequest:
         spec_tokens=spec_decoding.get("draft_tokens"),
         spec_acceptance=_acceptance(spec_decoding),
         enforce_eager=bool(s.get("enforce_eager")),
+        output_tokens_p90=s.get("output_tokens_p90"),
         **load,
     )
 

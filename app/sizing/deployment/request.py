@@ -67,6 +67,7 @@ class SizingRequest:
     max_num_tokens: int | None = None  # the engine's per-step token budget, if set
     trtllm_backend: str | None = None  # TensorRT-LLM's runtime: pytorch (default) | tensorrt
     enforce_eager: bool = False  # the engine runs without CUDA graphs (vLLM --enforce-eager)
+    output_tokens_p90: int | None = None  # outputs' 90th percentile; None: all the mean length
 
     def __post_init__(self) -> None:
         if not isinstance(self.gpu, str) or not self.gpu.strip():
@@ -123,6 +124,16 @@ def check_time_inputs(req: SizingRequest) -> None:
         _check_int(req.prompt_tokens, "prompt_tokens", 1, MAX_CONTEXT)
     if req.output_tokens is not None:
         _check_int(req.output_tokens, "output_tokens", 1, MAX_CONTEXT)
+    if req.output_tokens_p90 is not None:
+        _check_int(req.output_tokens_p90, "output_tokens_p90", 1, MAX_CONTEXT)
+        if req.output_tokens is None:
+            raise SizingError("needs output_tokens (the mean)", field="output_tokens_p90")
+        if req.output_tokens_p90 < req.output_tokens:
+            raise SizingError(
+                f"the p90 ({req.output_tokens_p90:,}) cannot be below the mean "
+                f"({req.output_tokens:,})",
+                field="output_tokens_p90",
+            )
     if req.tpot_slo_ms is not None:
         _check_number(req.tpot_slo_ms, "tpot_slo_ms", MAX_SLO_MS)
     if req.gpu_hour_usd is not None:

@@ -29,9 +29,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..time.lengths import lognormal_cv2
 from ..time.workload import SteadyState
 from .inputs import PlanRequest
-from .queueing import SATURATED, Wait, lognormal_cv2, mgc_wait
+from .queueing import SATURATED, Wait, mgc_wait
 from .replica import ReplicaCurve
 
 MAX_REPLICAS = 4096

@@ -88,16 +88,3 @@ def tail_quantile(p_wait: float, mean: float, q: float) -> float:
         return 0.0
     conditional = mean / p_wait
     return conditional * math.log(p_wait / (1 - q))
-
-
-def lognormal_cv2(mean: float, p90: float) -> float:
-    """Squared coefficient of variation of a log-normal length with this mean and p90 (0 when
-    the p90 equals the mean: every request the same length). From p90 = mean · exp(z·σ − σ²/2),
-    z = 1.2816, the smaller root for σ."""
-    if p90 <= mean:
-        return 0.0
-    z = 1.2815515655446004
-    ratio = math.log(p90 / mean)
-    disc = z * z - 2 * ratio
-    sigma = z - math.sqrt(disc) if disc > 0 else z
-    return math.expm1(sigma * sigma)

@@ -30,6 +30,7 @@ from ..memory.placement import resolve_layout
 from ..model.spec import ModelSpec
 from ..search import first_above
 from ..time.estimates import limits_for, replica_model
+from ..time.lengths import lognormal_cv2
 from ..time.pipeline import ReplicaModel
 from ..time.workload import SteadyState, Workload, solve
 from ..units import fmt_bytes
@@ -215,9 +216,11 @@ def sizing_request(plan: PlanRequest, config: Config) -> SizingRequest:
 
 
 def _role_load(plan: PlanRequest, role: str) -> Workload:
-    load = Workload(plan.prompt_tokens, plan.output_tokens, plan.prefix_hit)
+    # Outputs that vary keep longer sequences in the running set (time/lengths.py).
+    spread = lognormal_cv2(plan.output_tokens, plan.output_p90)
+    load = Workload(plan.prompt_tokens, plan.output_tokens, plan.prefix_hit, spread)
     if role == PREFILL:
-        return replace(load, output_tokens=1)
+        return replace(load, output_tokens=1, output_cv2=0.0)
     if role == DECODE:
         prompt = plan.prompt_tokens
         return replace(load, prefix_hit=(prompt - 1) / prompt)

@@ -22,6 +22,7 @@ WORKLOAD_FLAGS = {
     "engine": "--engine",
     "trtllm_backend": "--trtllm-backend",
     "enforce_eager": "--enforce-eager",
+    "output_tokens_p90": "--output-tokens-p90",
     "max_throughput": "--max-throughput",
     "pp": "--pp",
     "ep": "--ep",
@@ -46,6 +47,13 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     time.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (tokens)")
     time.add_argument(
         "--output-tokens", type=int, default=None, help="tokens generated per request"
+    )
+    time.add_argument(
+        "--output-tokens-p90",
+        type=int,
+        default=None,
+        help="90th-percentile output length where outputs vary (longer requests stay in the "
+        "batch longer, so decode reads more cache); default: every output the mean",
     )
     time.add_argument(
         "--max-throughput",

@@ -22,13 +22,16 @@ from ..memory.capacity import Replica
 from ..memory.placement import resolve_layout
 from ..model.dtypes import kv_dtype_bytes
 from ..model.spec import ModelSpec
+from .lengths import output_spread, running_context
 from .pipeline import ReplicaModel
 from .serving import WorkloadEstimate, estimate_workload, links, speculation_of, step_model_for
 from .timing import estimate
 from .workload import Workload
 
 WORKLOAD_NOTE = (
-    "Estimates, not measurements. Decode is timed at the mean context, prompt + output/2; "
+    "Estimates, not measurements. Decode is timed at the mean context of a decoding sequence, "
+    "prompt + output/2 (more when output lengths vary: longer requests stay in the batch "
+    "longer); "
     "prefill is interleaved in steps under the engine's token budget; MoE routing uniform "
     "within a rank, the busiest expert-parallel rank by published routing statistics; "
     "closed-loop streams (each sends its next request when the last one finishes)."
@@ -129,9 +132,14 @@ def workload_object(
             "prompt_tokens": req.prompt_tokens,
             "output_tokens": req.output_tokens,
             "prefix_hit": req.prefix_hit,
-            "decode_context_mean": req.prompt_tokens + req.output_tokens / 2,
+            "output_tokens_p90": req.output_tokens_p90,
+            "decode_context_mean": running_context(
+                req.prompt_tokens,
+                req.output_tokens,
+                output_spread(req.prompt_tokens, req.output_tokens, req.output_tokens_p90, context),
+            ),
             "sequence_tokens": req.prompt_tokens + req.output_tokens,
-            "context_integration": "mean",
+            "context_integration": "length-biased mean" if req.output_tokens_p90 else "mean",
             "max_throughput": req.max_throughput,
             "request_rate": req.request_rate,
         },
@@ -178,7 +186,8 @@ def _estimate(
             limits,
             profile,
         )
-    load = Workload(req.prompt_tokens, req.output_tokens, req.prefix_hit)
+    spread = output_spread(req.prompt_tokens, req.output_tokens, req.output_tokens_p90, context)
+    load = Workload(req.prompt_tokens, req.output_tokens, req.prefix_hit, spread)
     est = estimate_workload(
         replica,
         load,

@@ -30,6 +30,7 @@ import math
 from dataclasses import dataclass
 
 from ..search import root_of_increasing
+from .lengths import running_context
 from .pipeline import ReplicaModel
 
 ITERATIONS = 30  # outer: the decode count (converges in a handful)
@@ -41,6 +42,7 @@ class Workload:
     prompt_tokens: int
     output_tokens: int
     prefix_hit: float = 0.0
+    output_cv2: float = 0.0  # squared coefficient of variation of the output lengths
 
     @property
     def new_prompt_tokens(self) -> int:
@@ -52,7 +54,8 @@ class Workload:
 
     @property
     def decode_context(self) -> float:
-        return self.prompt_tokens + self.output_tokens / 2
+        """A decoding sequence's mean context at a random step (``lengths.running_context``)."""
+        return running_context(self.prompt_tokens, self.output_tokens, self.output_cv2)
 
     @property
     def prefill_context(self) -> float:

@@ -1,0 +1,73 @@
+"""Outputs that vary: the running set holds longer sequences than the mean request
+(app/sizing/time/lengths.py), and the workload times decode at that length-biased context."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from app.sizing import SizingError, SizingRequest, load_preset, size
+from app.sizing.time.lengths import Z90, lognormal_cv2, output_spread, running_context
+
+
+def test_fixed_lengths_keep_the_mean_sequence():
+    assert lognormal_cv2(500, 500) == 0
+    assert running_context(1000, 500) == 1250
+    assert output_spread(1000, 500, None, 8192) == 0
+    assert output_spread(1000, 500, 500, 8192) == 0
+
+
+def test_the_fit_returns_the_p90_it_was_given():
+    mean, p90 = 1000.0, 1800.0
+    cv2 = lognormal_cv2(mean, p90)
+    sigma = math.sqrt(math.log1p(cv2))
+    mu = math.log(mean) - sigma * sigma / 2
+    assert math.exp(mu + Z90 * sigma) == pytest.approx(p90, rel=1e-9)
+
+
+def test_a_simulated_batch_averages_the_length_biased_context():
+    """Slots that each decode one request after another (a closed loop, one token a step): the
+    context averaged over every slot and step is the formula's, not prompt + mean output / 2."""
+    prompt, mean, p90 = 100, 200.0, 340.0
+    cv2 = lognormal_cv2(mean, p90)
+    sigma = math.sqrt(math.log1p(cv2))
+    mu = math.log(mean) - sigma * sigma / 2
+    rng = random.Random(7)
+
+    def draw() -> int:
+        return max(1, round(rng.lognormvariate(mu, sigma)))
+
+    slots = [[0, draw()] for _ in range(64)]  # tokens decoded so far, this request's output
+    total, count = 0.0, 0
+    for step in range(21000):
+        for slot in slots:
+            if step >= 1000:  # past the start, when every slot began a request at once
+                total += prompt + slot[0]
+                count += 1
+            slot[0] += 1
+            if slot[0] >= slot[1]:
+                slot[0], slot[1] = 0, draw()
+    assert total / count == pytest.approx(running_context(prompt, mean, cv2), rel=0.02)
+    assert total / count > 1.1 * running_context(prompt, mean)
+
+
+def test_no_sequence_runs_past_the_context():
+    # A p90 far above the mean, in a context that cuts outputs at 1,000 tokens.
+    cv2 = output_spread(1000, 500, 1100, 2000)
+    assert running_context(1000, 500, cv2) == pytest.approx((1000 + 2000) / 2)
+
+
+def test_the_workload_reads_more_cache_when_outputs_vary():
+    spec = load_preset("llama-3.1-8b")
+    base = dict(gpu="H100-SXM", context=16384, prompt_tokens=1000, output_tokens=500)
+    plain = size(spec, SizingRequest(**base, concurrency=32)).workload
+    spread = size(spec, SizingRequest(**base, concurrency=32, output_tokens_p90=1000)).workload
+    assert spread["inputs"]["decode_context_mean"] > plain["inputs"]["decode_context_mean"]
+    assert spread["inputs"]["context_integration"] == "length-biased mean"
+    assert spread["tpot_ms"] > plain["tpot_ms"]
+    for bad in (dict(output_tokens_p90=400), dict(output_tokens=None, output_tokens_p90=800)):
+        with pytest.raises(SizingError) as error:
+            size(spec, SizingRequest(**{**base, **bad}))
+        assert error.value.field == "output_tokens_p90"
