@@ -40,6 +40,7 @@ MAX_VALUE_CHARS = 100
 TIME_FIELDS = (
     "prompt_tokens",
     "output_tokens",
+    "output_tokens_p90",
     "tpot_slo_ms",
     "gpu_hour_usd",
     "max_throughput",
@@ -48,7 +49,7 @@ TIME_FIELDS = (
     "spec_acceptance",
 )
 # The engine and the layout beyond tp (blank: the engine's and the layout's defaults).
-LAYOUT_FIELDS = ("engine", "pp", "ep", "dp_attention", "scale_out_gbps")
+LAYOUT_FIELDS = ("engine", "enforce_eager", "pp", "ep", "dp_attention", "scale_out_gbps")
 OPTIONAL_FIELDS = (*TIME_FIELDS, *LAYOUT_FIELDS)
 # The engine select's values that are not an engine name: (engine, trtllm_backend).
 ENGINE_CHOICES = {"trtllm-tensorrt": ("trtllm", "tensorrt")}
@@ -237,6 +238,7 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
         "kv_budget_bytes": lambda v: _gib(v, "kv_budget"),
         "prompt_tokens": lambda v: _count(v, "prompt_tokens", allow_suffix=True),
         "output_tokens": lambda v: _count(v, "output_tokens", allow_suffix=True),
+        "output_tokens_p90": lambda v: _count(v, "output_tokens_p90", allow_suffix=True),
         "tpot_slo_ms": lambda v: _positive(v, "tpot_slo_ms", "milliseconds, e.g. 50"),
         "gpu_hour_usd": lambda v: _positive(v, "gpu_hour_usd", "dollars, e.g. 2.5"),
         "pp": lambda v: _count(v, "pp"),
@@ -262,6 +264,7 @@ def request_kwargs(values: Mapping[str, str], errors: dict[str, str]) -> dict[st
         if backend is not None:
             out["trtllm_backend"] = backend
     out["dp_attention"] = values.get("dp_attention") == "on"
+    out["enforce_eager"] = values.get("enforce_eager") == "on"
     out["max_throughput"] = values.get("max_throughput") == "on"
     out["kv_dtype"] = values["kv_dtype"] or "bf16"
     out["weight_dtype"] = values["weight_dtype"] or "auto"

@@ -230,11 +230,17 @@ def workload_view(result: dict[str, Any]) -> WorkloadView | None:
     if not w:
         return None
     i = w["inputs"]
+    spread = (
+        f" (outputs up to {i['output_tokens_p90']:,} at p90: the long ones stay in the batch "
+        "longer)"
+        if i.get("output_tokens_p90")
+        else ""
+    )
     head = (
         f"{i['prompt_tokens']:,} prompt + {i['output_tokens']:,} output tokens per request on "
         f"{w['engine_name']}: decode timed at the mean context, "
-        f"{fmt.tokens_short(round(i['decode_context_mean']))}, with prompts prefilled in the "
-        "same steps."
+        f"{fmt.tokens_short(round(i['decode_context_mean']))}{spread}, with prompts prefilled "
+        "in the same steps."
     )
     view = WorkloadView(w, head, notes=list(w.get("notes") or []))
     if w.get("reason") or w.get("tpot_ms") is None:

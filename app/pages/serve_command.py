@@ -34,6 +34,8 @@ def vllm_serve(result: dict[str, Any], model_ref: str | None, *, quantized: bool
         parts.append("--dtype float16")
     elif inputs["weight_dtype"] == "fp8" and not quantized:
         parts.append("--quantization fp8")  # vLLM quantises a bf16 checkpoint on load
+    if inputs.get("enforce_eager"):
+        parts.append("--enforce-eager")
     if inputs["kv_budget_bytes"] is not None:
         parts.append(f"--kv-cache-memory-bytes {inputs['kv_budget_bytes']}")
     else:
@@ -81,6 +83,8 @@ def sglang_launch(result: dict[str, Any], model_ref: str | None, *, quantized: b
         parts.append("--dtype float16")
     elif inputs["weight_dtype"] == "fp8" and not quantized:
         parts.append("--quantization fp8")
+    if inputs.get("enforce_eager"):
+        parts.append("--disable-cuda-graph")
     engine = result.get("engines", {}).get("sglang", {})
     if inputs["kv_budget_bytes"] is not None and engine.get("kv_capacity_tokens"):
         # SGLang's pool is per scheduler: under attention data parallelism, one per rank.
@@ -97,7 +101,7 @@ def trtllm_serve(result: dict[str, Any], model_ref: str | None) -> str:
         parts.append(f"--tp_size {result['tp']}")
     parts.append(f"--max_seq_len {inputs['context']}")
     parts.append("--kv_cache_free_gpu_memory_fraction 0.9")
-    if inputs["kv_dtype"] == "fp8" or inputs["kv_budget_bytes"] is not None:
+    if trtllm_extra_options(result) is not None:
         parts.append("--extra_llm_api_options extra.yaml")
     return " \\\n  ".join(parts)
 
@@ -110,7 +114,10 @@ def trtllm_extra_options(result: dict[str, Any]) -> str | None:
         lines.append("  dtype: fp8")
     if inputs["kv_budget_bytes"] is not None:
         lines.append(f"  max_gpu_total_bytes: {inputs['kv_budget_bytes']}")
-    return "kv_cache_config:\n" + "\n".join(lines) if lines else None
+    cache = "kv_cache_config:\n" + "\n".join(lines) if lines else ""
+    # No CUDA graphs: TensorRT-LLM captures them unless cuda_graph_config is null.
+    graphs = "cuda_graph_config: null" if inputs.get("enforce_eager") else ""
+    return "\n".join(part for part in (cache, graphs) if part) or None
 
 
 def launch_commands(

@@ -119,6 +119,7 @@ def size(
             "kv_budget_bytes": req.kv_budget_bytes,
             "pp": layout.pp,
             "engine": engine_name(req),
+            "enforce_eager": req.enforce_eager,
         },
         layers=[{k: v for k, v in g.items() if k != "formula"} for g in groups],
         formula=_formula(groups, whole.per_token, context, whole, kv_bytes),

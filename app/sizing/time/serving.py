@@ -87,18 +87,8 @@ def step_model_for(
     if layout.crosses_scale_up_domain:
         profile = _slower_latency(profile)
     weights = rank_weights(spec, rep.weights, layout.tp, layout.dp_attention, profile.name)
-    return StepModel(
-        spec,
-        gpu,
-        layout,
-        weights,
-        rep.plan.precision,
-        rep.step_cache,
-        profile,
-        link,
-        kv_dtype,
-        eager,
-    )
+    cache, precision = rep.step_cache, rep.plan.precision
+    return StepModel(spec, gpu, layout, weights, precision, cache, profile, link, kv_dtype, eager)
 
 
 def _slower_latency(profile: PerfProfile) -> PerfProfile:
