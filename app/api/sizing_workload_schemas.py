@@ -71,9 +71,10 @@ class WorkloadEstimate(BaseModel):
     engine_name: str
     layout: LayoutInfo
     inputs: dict[str, Any] = Field(
-        description="What the figures use: prompt_tokens, output_tokens, prefix_hit, "
-        "decode_context_mean (prompt + output/2, tokens), sequence_tokens (prompt + output), "
-        "context_integration ('mean'), max_throughput, request_rate."
+        description="What the figures use: prompt_tokens, output_tokens, output_tokens_p90, "
+        "prefix_hit, decode_context_mean (tokens: prompt + output/2, or where outputs vary "
+        "prompt + output × (1 + cv²)/2), sequence_tokens (prompt + output), context_integration "
+        "('mean' or 'length-biased mean'), max_throughput, request_rate."
     )
     note: str
     reason: str | None = Field(description="Why the figures are missing, when they are.")

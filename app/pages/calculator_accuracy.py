@@ -98,10 +98,12 @@ def setup_words(point: dict[str, Any]) -> str:
     backend = TRTLLM_BACKEND_NAMES.get(s.get("backend") or "")
     runtime = f", {backend} (C++ executor)" if backend else ""
     eager = ", no CUDA graphs" if s.get("enforce_eager") else ""
+    p90 = s.get("output_tokens_p90")
+    spread = f" (p90 {p90:,})" if p90 else ""
     return (
         f"{point['model']} on {point['gpus']} × {point['gpu']}, {' '.join(layout)}, "
         f"{s['weight_dtype']} weights / {s['kv_dtype']} KV, {s['prompt_tokens']:,} in / "
-        f"{s['output_tokens']:,} out{draft}{runtime}{eager}"
+        f"{s['output_tokens']:,} out{spread}{draft}{runtime}{eager}"
     )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.pages.calculator_form import FIELDS, CalcForm, prepare, read_form
+from app.pages.calculator_form import FIELDS, OPTIONAL_FIELDS, CalcForm, prepare, read_form
 from app.pages.calculator_view import SizingView, build_view
 from app.pages.charts import memory_bar
 from app.web import sizing_format as fmt
@@ -33,6 +33,13 @@ def read_compare(params: Mapping[str, Any]) -> tuple[CalcForm, CalcForm]:
 
 def compare_query(form_a: CalcForm, form_b: CalcForm) -> str:
     b = form_b.query().split("&")
+    # A query leaves blank optional fields out, and B takes A's value for any field it does not
+    # name: where A sets one that B leaves blank, B's blank must be said.
+    b += [
+        f"{name}="
+        for name in OPTIONAL_FIELDS
+        if form_a.values.get(name) and not form_b.values.get(name)
+    ]
     return form_a.query() + "&" + "&".join(B + pair for pair in b)
 
 

@@ -47,9 +47,10 @@ TIME_FIELDS = (
     "prefix_hit",
     "spec_tokens",
     "spec_acceptance",
+    "enforce_eager",
 )
 # The engine and the layout beyond tp (blank: the engine's and the layout's defaults).
-LAYOUT_FIELDS = ("engine", "enforce_eager", "pp", "ep", "dp_attention", "scale_out_gbps")
+LAYOUT_FIELDS = ("engine", "pp", "ep", "dp_attention", "scale_out_gbps")
 OPTIONAL_FIELDS = (*TIME_FIELDS, *LAYOUT_FIELDS)
 # The engine select's values that are not an engine name: (engine, trtllm_backend).
 ENGINE_CHOICES = {"trtllm-tensorrt": ("trtllm", "tensorrt")}

@@ -233,7 +233,7 @@ def workload_view(result: dict[str, Any]) -> WorkloadView | None:
     spread = (
         f" (outputs up to {i['output_tokens_p90']:,} at p90: the long ones stay in the batch "
         "longer)"
-        if i.get("output_tokens_p90")
+        if i.get("context_integration") == "length-biased mean"
         else ""
     )
     head = (

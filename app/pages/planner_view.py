@@ -46,6 +46,7 @@ def calculator_url(candidate: dict[str, Any], form: PlannerForm) -> str | None:
         "weight_dtype": s["weight_dtype"],
         "prompt_tokens": str(s["prompt_tokens"]),
         "output_tokens": str(s["output_tokens"]),
+        "output_tokens_p90": str(s.get("output_tokens_p90") or ""),
         "tpot_slo_ms": f"{form.values.get('tpot_ms', '')}",
         "gpu_hour_usd": "" if s["gpu_hour_usd"] is None else f"{s['gpu_hour_usd']:g}",
         "prefix_hit": "" if not s["prefix_hit"] else f"{s['prefix_hit']:g}",

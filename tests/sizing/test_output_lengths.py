@@ -1,5 +1,5 @@
 """Outputs that vary: the running set holds longer sequences than the mean request
-(app/sizing/time/lengths.py), and the workload times decode at that length-biased context."""
+(app/sizing/lengths.py), and the workload times decode at that length-biased context."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import pytest
 
 from app.sizing import SizingError, SizingRequest, load_preset, size
-from app.sizing.time.lengths import Z90, lognormal_cv2, output_spread, running_context
+from app.sizing.lengths import Z90, lognormal_cv2, output_spread, running_context
 
 
 def test_fixed_lengths_keep_the_mean_sequence():
@@ -53,10 +53,57 @@ def test_a_simulated_batch_averages_the_length_biased_context():
     assert total / count > 1.1 * running_context(prompt, mean)
 
 
-def test_no_sequence_runs_past_the_context():
-    # A p90 far above the mean, in a context that cuts outputs at 1,000 tokens.
-    cv2 = output_spread(1000, 500, 1100, 2000)
-    assert running_context(1000, 500, cv2) == pytest.approx((1000 + 2000) / 2)
+def test_outputs_cut_at_the_context_are_simulated_too():
+    """Reasoning-like outputs (σ ≈ 1.1) cut where the context ends: the clipped fit keeps the
+    stated mean and p90, and the simulated batch averages the context it predicts."""
+    prompt, context = 100, 1100  # outputs cut at 1,000 tokens
+    mean, p90 = 200.0, 440.0
+    cv2 = output_spread(prompt, int(mean), int(p90), context)
+    assert 0 < cv2 < lognormal_cv2(mean, p90)  # the cut trims the tail's weight
+    sigma = _sigma_for(mean, p90, context - prompt)
+    mu = math.log(p90) - Z90 * sigma
+    rng = random.Random(11)
+
+    def draw() -> int:
+        return min(context - prompt, max(1, round(rng.lognormvariate(mu, sigma))))
+
+    sample = sorted(draw() for _ in range(40000))
+    assert sum(sample) / len(sample) == pytest.approx(mean, rel=0.02)
+    assert sample[int(0.9 * len(sample))] == pytest.approx(p90, rel=0.03)
+    slots = [[0, draw()] for _ in range(64)]
+    total, count = 0.0, 0
+    for step in range(16000):
+        for slot in slots:
+            if step >= 2000:
+                total += prompt + slot[0]
+                count += 1
+            slot[0] += 1
+            if slot[0] >= slot[1]:
+                slot[0], slot[1] = 0, draw()
+    assert total / count == pytest.approx(running_context(prompt, mean, cv2), rel=0.03)
+
+
+def _sigma_for(mean: float, p90: float, cut: float) -> float:
+    """σ of the clipped fit, recovered from its cv² by bisection on the same equation."""
+    from app.sizing.lengths import _clipped_moments
+
+    lo, hi = 1e-9, Z90
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        m1 = _clipped_moments(math.log(p90) - Z90 * mid, mid, cut)[0]
+        lo, hi = (mid, hi) if m1 > mean else (lo, mid)
+    return (lo + hi) / 2
+
+
+def test_a_p90_no_log_normal_has_is_refused():
+    spec = load_preset("llama-3.1-8b")
+    base = dict(gpu="H100-SXM", context=16384, prompt_tokens=1000, output_tokens=500)
+    with pytest.raises(SizingError) as error:
+        size(spec, SizingRequest(**base, output_tokens_p90=1200))
+    assert error.value.field == "output_tokens_p90" and "1,136" in error.value.message
+    # One that does not fit after the prompt is a workload without figures, with the reason.
+    short = size(spec, SizingRequest(**{**base, "context": 2000}, output_tokens_p90=1100))
+    assert "p90" in short.workload["reason"]
 
 
 def test_the_workload_reads_more_cache_when_outputs_vary():

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
+from app.sizing.lengths import lognormal_cv2
 from app.sizing.plan.queueing import erlang_c, mgc_wait, tail_quantile
-from app.sizing.time.lengths import lognormal_cv2
 from tests.sizing.plan_simulation import simulate_queue
 
 

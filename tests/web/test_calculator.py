@@ -437,3 +437,17 @@ def test_the_per_sequence_share_is_shown_to_two_decimals(sqlite_client: TestClie
     r = expected(tp=8, gpu_util=0.92)
     assert r["kv_bytes_per_sequence_per_gpu"] == 5 << 28  # 10 GiB over 8 GPUs
     assert "holds 1.25 GiB of cache per GPU" in html
+
+
+def test_the_compare_link_keeps_a_blank_that_b_chose(sqlite_client: TestClient) -> None:
+    """B takes A's value for any field its link leaves out, so where A sets an optional field
+    and B leaves it blank, the link says B's blank."""
+    params = {**SETUP, "prompt_tokens": "2048", "output_tokens": "256", "enforce_eager": "on"}
+    params.update({f"b_{k}": v for k, v in SETUP.items()})
+    params.update(b_prompt_tokens="2048", b_output_tokens="256", b_enforce_eager="")
+    html = unescape(sqlite_client.get("/calculator/compare", params=params).text)
+    link = re.search(r'data-copy-url="(/calculator/compare\?[^"]+)"', html).group(1)
+    assert "&b_enforce_eager=" in link
+    again = unescape(sqlite_client.get(link).text)
+    assert re.search(r'name="b_enforce_eager"[^>]*>\s*<option value="" selected>', again)
+    assert re.search(r'name="enforce_eager"[^>]*>.*?<option value="on" selected>', again, re.S)

@@ -9,6 +9,7 @@ from ..catalogue.engines import ENGINES
 from ..catalogue.gpus import get_gpu
 from ..catalogue.perf_profiles import PROFILE_ALIASES, TRTLLM_BACKENDS
 from ..errors import SizingError
+from ..lengths import MAX_P90_RATIO
 from ..model.dtypes import KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES
 
 GIB = 1 << 30
@@ -132,6 +133,12 @@ def check_time_inputs(req: SizingRequest) -> None:
             raise SizingError(
                 f"the p90 ({req.output_tokens_p90:,}) cannot be below the mean "
                 f"({req.output_tokens:,})",
+                field="output_tokens_p90",
+            )
+        if req.output_tokens_p90 > MAX_P90_RATIO * req.output_tokens:
+            raise SizingError(
+                f"at most {math.floor(MAX_P90_RATIO * req.output_tokens):,} "
+                f"({MAX_P90_RATIO:.2f} × the mean): no log-normal spread of lengths has a wider p90",
                 field="output_tokens_p90",
             )
     if req.tpot_slo_ms is not None:

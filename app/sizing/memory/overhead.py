@@ -260,8 +260,14 @@ def vllm_overhead(
         {
             "max_num_batched_tokens": limits.max_num_batched_tokens,
             "max_num_seqs": limits.max_num_seqs,
-            "cudagraph_capture_sizes": len(limits.capture_sizes),
-            "largest_capture_size": max(limits.capture_sizes),
+            **(
+                {}
+                if eager
+                else {
+                    "cudagraph_capture_sizes": len(limits.capture_sizes),
+                    "largest_capture_size": max(limits.capture_sizes),
+                }
+            ),
         },
     )
 
@@ -301,7 +307,13 @@ def trtllm_overhead(
         ),
         {
             "max_num_tokens": TRTLLM_MAX_NUM_TOKENS,
-            "cuda_graph_batch_sizes": len(TRTLLM_GRAPH_SIZES),
-            "largest_capture_size": max(TRTLLM_GRAPH_SIZES),
+            **(
+                {}
+                if eager
+                else {
+                    "cuda_graph_batch_sizes": len(TRTLLM_GRAPH_SIZES),
+                    "largest_capture_size": max(TRTLLM_GRAPH_SIZES),
+                }
+            ),
         },
     )

@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..time.lengths import lognormal_cv2
+from ..lengths import lognormal_cv2
 from ..time.workload import SteadyState
 from .inputs import PlanRequest
 from .queueing import SATURATED, Wait, mgc_wait

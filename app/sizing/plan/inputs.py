@@ -16,6 +16,7 @@ from ..catalogue.engines import DEFAULT_ENGINE, ENGINES
 from ..catalogue.gpu_perf import missing_figures
 from ..catalogue.gpus import GPUS, get_gpu
 from ..errors import SizingError
+from ..lengths import MAX_P90_RATIO
 from .prices import default_price
 
 MAX_RATE = 1e5  # requests per second: far beyond one model's fleet
@@ -85,6 +86,12 @@ class PlanRequest:
                 if value < mean:
                     raise SizingError(
                         f"the p90 ({value:,}) cannot be below the mean ({mean:,})", field=name
+                    )
+                if value > MAX_P90_RATIO * mean:
+                    raise SizingError(
+                        f"at most {math.floor(MAX_P90_RATIO * mean):,} ({MAX_P90_RATIO:.2f} × "
+                        "the mean): no log-normal spread of lengths has a wider p90",
+                        field=name,
                     )
         _number(self.ttft_p90_ms, "ttft_p90_ms", 0, MAX_SLO_MS)
         _number(self.tpot_ms, "tpot_ms", 0, MAX_SLO_MS)

@@ -24,13 +24,13 @@ from ..catalogue.gpus import GPU
 from ..deployment.layout import Layout
 from ..deployment.request import SizingRequest
 from ..errors import SizingError
+from ..lengths import output_spread
 from ..memory.capacity import Replica
 from ..memory.engines import ENGINE_RULES, Setup
 from ..memory.placement import resolve_layout
 from ..model.spec import ModelSpec
 from ..search import first_above
 from ..time.estimates import limits_for, replica_model
-from ..time.lengths import lognormal_cv2
 from ..time.pipeline import ReplicaModel
 from ..time.workload import SteadyState, Workload, solve
 from ..units import fmt_bytes
@@ -211,13 +211,14 @@ def sizing_request(plan: PlanRequest, config: Config) -> SizingRequest:
         engine=plan.engine,
         prompt_tokens=plan.prompt_tokens,
         output_tokens=plan.output_tokens,
+        output_tokens_p90=plan.output_tokens_p90,
         prefix_hit=plan.prefix_hit,
     )
 
 
 def _role_load(plan: PlanRequest, role: str) -> Workload:
-    # Outputs that vary keep longer sequences in the running set (time/lengths.py).
-    spread = lognormal_cv2(plan.output_tokens, plan.output_p90)
+    # Outputs that vary keep longer sequences in the running set (lengths.py).
+    spread = output_spread(plan.prompt_tokens, plan.output_tokens, plan.output_p90, plan.longest)
     load = Workload(plan.prompt_tokens, plan.output_tokens, plan.prefix_hit, spread)
     if role == PREFILL:
         return replace(load, output_tokens=1, output_cv2=0.0)

@@ -202,6 +202,7 @@ def sizing_inputs(spec: ModelSpec, deployment: Deployment, request: PlanRequest)
         "concurrency": (pool.streams or 1) * pool.replicas,
         "prompt_tokens": request.prompt_tokens,
         "output_tokens": request.output_tokens,
+        "output_tokens_p90": request.output_tokens_p90,
         "prefix_hit": round(hit, 6),
         "gpu_hour_usd": request.price(c.gpu),
     }

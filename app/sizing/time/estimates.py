@@ -7,6 +7,7 @@ comes back as a ``reason`` in the object it concerns, with the figures null.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -18,11 +19,11 @@ from ..catalogue.trtllm_bench import bench_settings
 from ..deployment.layout import Layout
 from ..deployment.request import SizingRequest, engine_name
 from ..errors import SizingError
+from ..lengths import output_spread, running_context
 from ..memory.capacity import Replica
 from ..memory.placement import resolve_layout
 from ..model.dtypes import kv_dtype_bytes
 from ..model.spec import ModelSpec
-from .lengths import output_spread, running_context
 from .pipeline import ReplicaModel
 from .serving import WorkloadEstimate, estimate_workload, links, speculation_of, step_model_for
 from .timing import estimate
@@ -124,6 +125,7 @@ def workload_object(
     if req.prompt_tokens is None or req.output_tokens is None:
         return None
     name = engine_name(req)
+    spread = output_spread(req.prompt_tokens, req.output_tokens, req.output_tokens_p90, context)
     out: dict[str, Any] = {
         "engine": name,
         "engine_name": _engine_words(name, req.trtllm_backend),
@@ -133,13 +135,9 @@ def workload_object(
             "output_tokens": req.output_tokens,
             "prefix_hit": req.prefix_hit,
             "output_tokens_p90": req.output_tokens_p90,
-            "decode_context_mean": running_context(
-                req.prompt_tokens,
-                req.output_tokens,
-                output_spread(req.prompt_tokens, req.output_tokens, req.output_tokens_p90, context),
-            ),
+            "decode_context_mean": running_context(req.prompt_tokens, req.output_tokens, spread),
             "sequence_tokens": req.prompt_tokens + req.output_tokens,
-            "context_integration": "length-biased mean" if req.output_tokens_p90 else "mean",
+            "context_integration": "length-biased mean" if spread else "mean",
             "max_throughput": req.max_throughput,
             "request_rate": req.request_rate,
         },
@@ -169,7 +167,10 @@ def _estimate(
     assert req.prompt_tokens is not None and req.output_tokens is not None
     replica, profile, reason = replica_model(spec, req, gpu, layout, rep)
     longest = req.prompt_tokens + req.output_tokens
-    fit = rep.sequences(longest)
+    spread = output_spread(req.prompt_tokens, req.output_tokens, req.output_tokens_p90, context)
+    # With outputs that vary, the running set's sequences average more than the mean request.
+    held = max(longest, math.ceil(running_context(req.prompt_tokens, req.output_tokens, spread)))
+    fit = rep.sequences(held)
     limits = limits_for(req, gpu, rep, longest, fit)
     if reason is not None or replica is None:
         return reason or "not estimated", limits, profile
@@ -180,13 +181,20 @@ def _estimate(
             limits,
             profile,
         )
-    if fit < 1:
+    p90 = req.output_tokens_p90
+    if p90 is not None and req.prompt_tokens + p90 > context:
         return (
-            f"not one sequence of {longest:,} tokens (prompt + output) fits a replica",
+            f"prompt + the outputs' p90 = {req.prompt_tokens + p90:,} tokens is longer than the "
+            f"context of {context:,}; raise the context or lower the p90",
             limits,
             profile,
         )
-    spread = output_spread(req.prompt_tokens, req.output_tokens, req.output_tokens_p90, context)
+    if fit < 1:
+        return (
+            f"not one sequence of {held:,} tokens (prompt + output) fits a replica",
+            limits,
+            profile,
+        )
     load = Workload(req.prompt_tokens, req.output_tokens, req.prefix_hit, spread)
     est = estimate_workload(
         replica,

@@ -8,8 +8,9 @@ so a decoding stream's TPOT includes the other streams' prefill chunks. Engines 
 
 Contexts: a sequence decodes from I to I + O cached tokens; every decode step is timed at the
 mean, I + O/2 (step time is linear in the context between the bytes and FLOPs regimes, so the
-mean context gives the mean step). A prompt token attends to the cached prefix plus, on average,
-half its own uncached part. Prefix-cache hits (``prefix_hit``) skip their share of prefill but
+mean context gives the mean step), or, where output lengths vary, at the length-biased mean of
+the running set, I + O(1 + cv²)/2 (``app/sizing/lengths.py``). A prompt token attends to the
+cached prefix plus, on average, half its own uncached part. Prefix-cache hits (``prefix_hit``) skip their share of prefill but
 still occupy KV and are still read by every decode step.
 
 Steady state (a fixed point, solved by iteration): with D sequences decoding on average, a
@@ -29,8 +30,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..lengths import running_context
 from ..search import root_of_increasing
-from .lengths import running_context
 from .pipeline import ReplicaModel
 
 ITERATIONS = 30  # outer: the decode count (converges in a handful)
