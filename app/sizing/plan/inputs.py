@@ -20,9 +20,9 @@ from ..lengths import MAX_P90_RATIO
 from .prices import default_price
 
 MAX_RATE = 1e5  # requests per second: far beyond one model's fleet
-# Below about one request a day a deployment's cost per token has no meaning (and near zero it
+# Below about one request in eleven days a deployment's cost per token has no meaning (and near zero it
 # overflows); a link below 1 Gb/s is no data-centre link (and near zero its rate rounds to 0).
-MIN_RATE = 1e-5
+MIN_RATE = 1e-6
 MIN_LINK_GBPS = 1.0
 MAX_TOKENS = 1 << 22
 MAX_SLO_MS = 1e7
