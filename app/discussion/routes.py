@@ -87,6 +87,7 @@ def thread_page(
         return error_response(request, error.status, error.message)
     values = {"thread": thread, "report_reasons": REPORT_REASONS, "composer": {}, "errors": {}}
     fragment = "partials/thread_posts.html" if after else "partials/thread_list.html"
+    values["sort_oob"] = fragment.endswith("thread_list.html") and is_htmx(request)
     return templates.page(request, "discussion/thread.html", values, fragment=fragment)
 
 

@@ -88,6 +88,7 @@ def install(app: FastAPI) -> None:
     from app.discussion import routes as discussion_routes
     from app.discussion.context import notification_context
     from app.discussion.subjects import post_link
+    from app.mocks import export as _mock_export  # noqa: F401  (registers the export)
     from app.mocks import interviewer_routes
     from app.mocks import routes as mock_routes
     from app.mocks import visitor_routes as visitor_mock_routes

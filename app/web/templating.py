@@ -7,12 +7,13 @@ HX-History-Restore-Request too, and wants the full page). Responses vary on both
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
 from jinja2.runtime import Context
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
@@ -25,11 +26,18 @@ TEMPLATE_DIR = PROJECT_ROOT / "templates"
 SITE_NAME = "Prefill"
 SITE_TAGLINE = "Practise AI-infrastructure interviews"
 
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
 
 def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true" and not request.headers.get(
         "hx-history-restore-request"
     )
+
+
+def code_spans(text: str) -> Markup:
+    """Plain text from front matter (a rubric item) with its `backtick` spans set as code."""
+    return Markup(CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
 
 
 def make_environment(globals_: Mapping[str, Any], *, reload: bool = False) -> Environment:
@@ -49,6 +57,7 @@ def make_environment(globals_: Mapping[str, Any], *, reload: bool = False) -> En
     environment.filters["human_date"] = human_date  # the one reader-facing date format
     environment.filters["clock_time"] = clock_time
     environment.filters["bytes"] = sizing_format.size  # 1024-based, with its unit
+    environment.filters["code_spans"] = code_spans
     return environment
 
 

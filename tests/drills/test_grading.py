@@ -101,3 +101,20 @@ def test_unreadable_answers_raise_with_a_message() -> None:
     drill = generate("kv-capacity", 1)
     with pytest.raises(AnswerError, match="unit of size or time"):
         grade(drill, "12 GB")
+
+
+def test_of_two_mistakes_near_an_answer_the_nearer_is_named():
+    """Leaving out DeepSeek-V3.2's RoPE key or its indexer key costs almost the same bytes: an
+    answer is named after the mistake it is nearer, whatever their order."""
+    from app.drills.grading import grade_against
+    from app.drills.model import Mistake, Tolerance
+
+    rope = Mistake("mla-rope-forgotten", "the RoPE key left out", "", 62_464)
+    indexer = Mistake("indexer-forgotten", "the indexer cache left out", "", 62_708)
+    tolerance = Tolerance(True, Fraction(0), Fraction(1, 10), Fraction(1, 100))
+    for order in ([rope, indexer], [indexer, rope]):
+        assert grade_against(70_000, order, tolerance, 62_708).mistake is indexer
+        assert grade_against(70_000, order, tolerance, 62_464).mistake is rope
+    # Two mistakes with the same value: the first listed, as before.
+    twin = Mistake("twin", "the same bytes another way", "", 62_464)
+    assert grade_against(70_000, [twin, rope], tolerance, 62_464).mistake is twin

@@ -41,8 +41,16 @@ def _number(value: object, name: str, lo: float, hi: float, *, open_lo: bool = T
         raise SizingError(f"must be a number, got {value!r}"[:200], field=name)
     if (value <= lo if open_lo else value < lo) or value > hi:
         bound = "greater than" if open_lo else "at least"
-        raise SizingError(f"must be {bound} {lo:g} and at most {hi:,g}, got {value}", field=name)
+        raise SizingError(
+            f"must be {bound} {_plain(lo)} and at most {_plain(hi)}, got {_plain(value)}",
+            field=name,
+        )
     return float(value)
+
+
+def _plain(x: float) -> str:
+    """A bound as a reader writes it: 10,000,000 rather than 1e+07, -5 rather than -5.0."""
+    return f"{x:,.0f}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:g}"
 
 
 def _integer(value: object, name: str, lo: int, hi: int) -> int:
