@@ -37,7 +37,10 @@ def _values(
     token: str = "",
     error: str | None = None,
     last_answer: str = "",
+    elapsed: float | None = None,
 ) -> dict[str, Any]:
+    """``elapsed``: seconds since the drill on screen was shown (a timed session counts down
+    from the limit; the server's count is the one that decides)."""
     results = sessions.results(pairs, answers)
     return {
         "skill_id": skill,
@@ -55,6 +58,9 @@ def _values(
         "error": error,
         "answer": last_answer,
         "fmt": format_value,
+        "left": None
+        if elapsed is None or not timed
+        else max(0, sessions.SECONDS_PER_DRILL - int(elapsed)),
     }
 
 
@@ -86,6 +92,7 @@ def start(
         values = _values(
             sessions.drills_of(skill, seed), [], skill=skill, timed=bool(timed),
             action="/drills/session/answer", token=signed.sign(request, PURPOSE, state),
+            elapsed=0,
         )  # fmt: skip
         return _page(request, templates, values)
     session = sessions.start(db, viewer.user, skill, bool(timed), seed, now)
@@ -103,6 +110,7 @@ def session_page(
     values = _values(
         sessions.pairs_of(session), list(session.answers), skill=session.skill,
         timed=session.timed, action=f"/drills/sessions/{session.id}/answer",
+        elapsed=sessions.seconds_on_drill(session, clock(request)),
     )  # fmt: skip
     return _page(request, templates, values)
 
@@ -126,6 +134,7 @@ def member_answer(
             sessions.pairs_of(session), list(session.answers), skill=session.skill,
             timed=session.timed, action=f"/drills/sessions/{session.id}/answer",
             error=problem.message, last_answer=answer,
+            elapsed=sessions.seconds_on_drill(session, clock(request)),
         )  # fmt: skip
         return _page(request, templates, values, status=422)
     return RedirectResponse(f"/drills/sessions/{session_id}#drill", 303)
@@ -162,7 +171,7 @@ def visitor_answer(
     except AnswerError as problem:
         values = _values(
             pairs, answers, skill=skill, timed=timed, action="/drills/session/answer",
-            token=session, error=problem.message, last_answer=answer,
+            token=session, error=problem.message, last_answer=answer, elapsed=seconds,
         )  # fmt: skip
         return _page(request, templates, values, status=422)
     entry["at"] = now.timestamp()
@@ -170,6 +179,6 @@ def visitor_answer(
     state = {"s": skill, "n": seed, "t": timed, "a": answers, "st": started}
     values = _values(
         pairs, answers, skill=skill, timed=timed, action="/drills/session/answer",
-        token=signed.sign(request, PURPOSE, state),
+        token=signed.sign(request, PURPOSE, state), elapsed=0,
     )  # fmt: skip
     return _page(request, templates, values)

@@ -147,10 +147,16 @@ def pairs_of(session: DrillSession) -> list[tuple[str, int]]:
     return [(str(s), int(n)) for s, n in session.drills]
 
 
+def seconds_on_drill(session: DrillSession, now: datetime) -> int:
+    """Seconds since the drill now on screen was shown (the last answer, or the start)."""
+    answers = session.answers
+    last = datetime.fromisoformat(answers[-1]["at"]) if answers else session.started_at
+    return max(0, int((now - last).total_seconds()))
+
+
 def answer(db: Session, user: User, session: DrillSession, text: str, now: datetime) -> Verdict:
     answers = list(session.answers)
-    last = datetime.fromisoformat(answers[-1]["at"]) if answers else session.started_at
-    seconds = max(0, int((now - last).total_seconds()))
+    seconds = seconds_on_drill(session, now)
     entry, verdict = grade_answer(pairs_of(session), answers, text, seconds, session.timed)
     entry["at"] = now.isoformat()
     skill, seed = pairs_of(session)[len(answers)]

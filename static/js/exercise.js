@@ -181,11 +181,26 @@
             const note = element("p", "submission-saved", data.message + " ");
             note.appendChild(link);
             details.prepend(note);
+            return refreshSubmissions();
           }
         });
       }).catch(function () {
         saveStatus.textContent = "The result was not saved: the connection failed. Submit again.";
       });
+    }
+
+    // The list of submissions under the editor, as the server now has it (this page's own).
+    function refreshSubmissions() {
+      return fetch(window.location.pathname, { credentials: "same-origin" })
+        .then(function (response) { return response.ok ? response.text() : null; })
+        .then(function (html) {
+          if (!html) return;
+          const page = new DOMParser().parseFromString(html, "text/html");
+          const fresh = page.getElementById("submissions");
+          const here = document.getElementById("submissions");
+          if (fresh && here) here.replaceWith(document.importNode(fresh, true));
+        })
+        .catch(function () { /* the saved note above already says it was saved */ });
     }
 
     function current() {

@@ -12,7 +12,7 @@
     if (!clock) return;
     var deadline = Date.parse(clock.getAttribute("data-deadline"));
     var offset = Date.parse(clock.getAttribute("data-now")) - Date.now();
-    var text = clock.querySelector("[data-clock-text]");
+    var texts = clock.querySelectorAll("[data-clock-text]");
     var form = document.querySelector("[data-mock-form]");
     var followupAt = form ? Date.parse(form.getAttribute("data-followup-at") || "") : NaN;
     var notice = document.querySelector("[data-followup-notice]");
@@ -21,7 +21,8 @@
     function now() { return Date.now() + offset; }
     function tick() {
       var left = Math.max(0, Math.round((deadline - now()) / 1000));
-      text.textContent = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+      var shown = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+      texts.forEach(function (text) { text.textContent = shown; });
       clock.classList.toggle("is-low", left <= 300);
       if (notice && !isNaN(followupAt) && now() >= followupAt) { notice.hidden = false; }
       if (left === 0 && !sent) {

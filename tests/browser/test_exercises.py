@@ -139,6 +139,10 @@ def test_a_member_submission_is_recorded_and_shows_on_me(
     total = len(exercise.tests) + len(exercise.submit_tests)
     workspace.locator("[data-summary]", has_text=f"{total} passed, 0 failed").wait_for()
     workspace.locator(".submission-saved", has_text="every test passed").wait_for()
+    # The list under the editor shows the new submission without a reload.
+    workspace.locator(
+        "#submissions .submission-list li", has_text=f"{total}/{total} passed"
+    ).wait_for()
     assert workspace.locator(".test-result .badge", has_text="submit").count() == len(
         exercise.submit_tests
     )

@@ -54,7 +54,7 @@ def test_a_45_minute_mock_end_to_end(page, held_clock, browser, live_server, con
     mock_url = page.url.split("#")[0]
     agenda = page.locator(".mock-agenda li")
     assert agenda.count() == 4  # the warm-up and three questions, from the start
-    assert page.locator("[data-clock-text]").inner_text() == "45:00"
+    assert page.locator(".mock-clock-time[data-clock-text]").inner_text() == "45:00"
     page.screenshot(path="/tmp/prefill-mocks-warmup.png", full_page=True)
     page.click("text=Skip the warm-up")
     for number in (1, 2, 3):

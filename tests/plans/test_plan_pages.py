@@ -55,3 +55,15 @@ def test_plan_pages(client, app, content_store) -> None:  # type: ignore[no-unty
     )
     assert "Earlier plans" in closed.text and "abandoned" in closed.text
     assert client.get("/plan.ics").status_code == 404
+
+
+def test_a_plan_too_full_for_its_daily_time_says_so(client, app, content_store) -> None:  # type: ignore[no-untyped-def]
+    app.state.clock = lambda: NOW
+    signup(client)
+    token = csrf_token(client, "/plan")
+    target = (NOW + timedelta(days=5)).date().isoformat()
+    made = client.post("/plan", data={"csrf_token": token, "focus": "gpus", "level": "senior",
+                                      "target": target, "daily": "15"}, follow_redirects=False)  # fmt: skip
+    assert made.status_code == 303
+    page = client.get("/plan").text
+    assert "more than your 15 minutes" in page and "Nothing was dropped" in page

@@ -95,3 +95,18 @@ def test_a_visitor_session_stores_nothing_and_cannot_be_forged(client, app) -> N
 def test_a_session_is_ten_stable_drills() -> None:
     assert drills_of("mixed", 7) == drills_of("mixed", 7)
     assert len(set(drills_of("weight-memory", 3))) == 10
+
+
+def test_a_timed_session_counts_down_each_drill(client, app) -> None:  # type: ignore[no-untyped-def]
+    signup(client)
+    token = csrf_token(client, "/drills")
+    timed = client.post(
+        "/drills/sessions", data={"csrf_token": token, "skill": "mixed", "timed": "1"},
+    ).text  # fmt: skip
+    left = re.search(r'data-drill-clock data-left="(\d+)"', timed)
+    assert left and 80 <= int(left.group(1)) <= 90 and "left for this drill" in timed
+    assert "js/drill-clock" in timed
+    plain = client.post(
+        "/drills/sessions", data={"csrf_token": token, "skill": "mixed"},
+    ).text  # fmt: skip
+    assert "data-drill-clock" not in plain
