@@ -261,6 +261,14 @@ def export_data(db: Session, user: User) -> dict[str, Any]:
             "email_verified": user.email_verified_at is not None,
             "timezone": user.timezone,
             "created_at": user.created_at.isoformat(),
+            "settings": {
+                "fold_approaches_until_answer_opened": user.spoiler_guard,
+                "email_on_replies": user.notify_replies_by_email,
+                "answer_first": user.answer_first,
+            },
+            "posting_suspended_until": (
+                user.posting_suspended_until.isoformat() if user.posting_suspended_until else None
+            ),
         },
         "sessions": [
             {

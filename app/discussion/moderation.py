@@ -15,7 +15,14 @@ from sqlalchemy.orm import Session, aliased
 from app.accounts import service as accounts
 from app.db.base import utcnow
 from app.db.models.accounts import User
-from app.db.models.discussion import ModerationAction, Post, Report, Vote
+from app.db.models.discussion import (
+    AnswerView,
+    ModerationAction,
+    Notification,
+    Post,
+    Report,
+    Vote,
+)
 from app.discussion.service import DiscussionError, _remove, get_post
 from app.discussion.stats import recount
 
@@ -191,6 +198,13 @@ def remove_member_contributions(db: Session, user: User) -> None:
 def export_contributions(db: Session, user: User) -> dict[str, Any]:
     posts = db.scalars(select(Post).where(Post.author_id == user.id).order_by(Post.id)).all()
     votes = db.scalars(select(Vote.post_id).where(Vote.user_id == user.id)).all()
+    filed = db.scalars(select(Report).where(Report.reporter_id == user.id).order_by(Report.id))
+    replies = db.scalars(
+        select(Notification).where(Notification.user_id == user.id).order_by(Notification.id)
+    )
+    opened = db.scalars(
+        select(AnswerView).where(AnswerView.user_id == user.id).order_by(AnswerView.id)
+    )
     return {
         "posts": [
             {
@@ -205,6 +219,15 @@ def export_contributions(db: Session, user: User) -> dict[str, Any]:
             for post in posts
         ],
         "votes_for_post_ids": list(votes),
+        "reports_filed": [
+            {"post_id": r.post_id, "reason": r.reason, "note": r.note, "at": _iso(r.created_at)}
+            for r in filed
+        ],
+        "reply_notifications": [
+            {"post_id": n.post_id, "at": _iso(n.created_at), "read_at": _iso(n.read_at)}
+            for n in replies
+        ],
+        "answers_opened": [{"question": v.question_slug, "at": _iso(v.opened_at)} for v in opened],
     }
 
 

@@ -6,6 +6,7 @@ so "GB read as GiB" is named rather than graded close; then the close band; else
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -36,13 +37,15 @@ def within(tolerance_band: Fraction, target: Value, answer: Value) -> bool:
     return abs(answer - target) <= tolerance_band * abs(target)
 
 
-def _gap(target: Value, answer: Value) -> Fraction:
-    """How far an answer sits from a value, relative to it (0: the very value)."""
-    if isinstance(target, tuple) or isinstance(answer, tuple) or target == answer:
-        return Fraction(0 if target == answer else 1)
-    return (
-        abs(Fraction(answer) - Fraction(target)) / abs(Fraction(target)) if target else Fraction(1)
-    )
+def _gap(target: Value, answer: Value) -> float:
+    """How far an answer sits from a value, as |ln(answer ÷ value)| (0: the very value; the same
+    measure the numbers check of a practice attempt uses)."""
+    if target == answer:
+        return 0.0
+    if isinstance(target, tuple) or isinstance(answer, tuple) or not target or not answer:
+        return math.inf
+    ratio = float(Fraction(answer) / Fraction(target))
+    return abs(math.log(ratio)) if ratio > 0 else math.inf
 
 
 def grade_value(drill: Drill, tolerance: Tolerance, answer: Value) -> Verdict:

@@ -30,6 +30,7 @@ def export_mocks(db: Session, user: User) -> dict[str, Any]:
     return {
         "mocks": [
             {
+                "id": m.id,
                 "focus": m.focus,
                 "level": m.level,
                 "minutes": m.minutes,

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from app.accounts import service as accounts
 from app.db.base import utcnow
 from app.db.models.accounts import User
-from app.db.models.drills import DrillAttempt, DrillReviewCard
+from app.db.models.drills import DrillAttempt, DrillReviewCard, DrillSession
 from app.practice.service import local_today, record_active_day
 
 VERDICT_RATING = {"correct": Rating.Good, "close": Rating.Hard, "wrong": Rating.Again}
@@ -184,6 +184,9 @@ def export_drills(db: Session, user: User) -> dict[str, object]:
         select(DrillAttempt).where(DrillAttempt.user_id == user.id).order_by(DrillAttempt.id)
     )
     cards = db.scalars(select(DrillReviewCard).where(DrillReviewCard.user_id == user.id))
+    runs = db.scalars(
+        select(DrillSession).where(DrillSession.user_id == user.id).order_by(DrillSession.id)
+    )
     return {
         "answers": [
             {
@@ -198,6 +201,19 @@ def export_drills(db: Session, user: User) -> dict[str, object]:
         ],
         "review_schedule": [
             {"skill": c.skill, "due": c.due.isoformat(), "fsrs_card": c.card} for c in cards
+        ],
+        # "Ten in a row": each session's drills and answers (with their seconds and whether in
+        # time, which the answers above do not carry).
+        "sessions": [
+            {
+                "skill": s.skill,
+                "timed": s.timed,
+                "drills": s.drills,
+                "answers": s.answers,
+                "started_at": s.started_at.isoformat(),
+                "finished_at": s.finished_at.isoformat() if s.finished_at else None,
+            }
+            for s in runs
         ],
     }
 

@@ -26,6 +26,9 @@ def export_practice(db: Session, user: User) -> dict[str, Any]:
         "attempts": [
             {
                 "question": a.question_slug,
+                # Where it was written: "" on the question's page, "mock:<id>" in a mock (its
+                # follow-ups "mock:<id>:f<n>"), matching the mock ids below.
+                "context": a.context,
                 "body": a.body,
                 "created_at": a.created_at.isoformat(),
                 "updated_at": a.updated_at.isoformat(),

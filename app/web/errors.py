@@ -141,7 +141,7 @@ def install_error_handlers(app: FastAPI, viewer_hooks: ViewerHooks | None = None
                 for e in exc.errors()
             ]
             return JSONResponse({"detail": details}, status_code=422)
-        if exc.errors() and all(e.get("loc", ("",))[0] == "path" for e in exc.errors()):
+        if exc.errors() and all((e.get("loc") or ("",))[0] == "path" for e in exc.errors()):
             # An id out of range in the address names nothing, like any address that is not.
             detail = "There is nothing at this address. It may have moved, or the link is mistyped."
             return await run_in_threadpool(_page_for_member_too, request, 404, detail, {})

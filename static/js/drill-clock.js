@@ -13,7 +13,7 @@
       text.textContent = left + " s";
       clock.classList.toggle("is-low", left <= 15);
       if (left === 0) {
-        clock.lastChild.textContent = " left for this drill: it will not count";
+        clock.lastChild.textContent = " left for this drill: time is up";
         return;
       }
       window.setTimeout(tick, 250);
