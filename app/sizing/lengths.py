@@ -48,11 +48,13 @@ def _clipped_moments(mu: float, sigma: float, cut: float) -> tuple[float, float]
 
 def clipped_cv2(mean: float, p90: float, cut: float | None) -> float:
     """cv² of outputs that are log-normal below ``cut`` and cut there, with this mean and p90
-    (the p90 below the cut). σ is found on [0, z] so that the clipped mean is the stated one."""
+    (the p90 at most the cut: a p90 at the cut leaves a tenth of the outputs there). σ is found on [0, z] so that the clipped mean is the stated one."""
     if p90 <= mean:
         return 0.0
-    if cut is None or cut <= p90:
-        return lognormal_cv2(mean, p90) if cut is None else 0.0
+    if cut is None:
+        return lognormal_cv2(mean, p90)
+    if cut < p90:  # no distribution cut there has this p90 (a request refuses one)
+        return 0.0
 
     def clipped_mean(sigma: float) -> float:  # falls from p90 towards the mean as σ grows
         return _clipped_moments(math.log(p90) - Z90 * sigma, sigma, cut)[0]

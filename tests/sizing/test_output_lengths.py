@@ -95,6 +95,14 @@ def _sigma_for(mean: float, p90: float, cut: float) -> float:
     return (lo + hi) / 2
 
 
+def test_a_p90_at_the_cut_still_spreads_the_outputs():
+    """A p90 exactly where the context cuts (the planner's case: it launches with the p90
+    sequence as the longest) leaves a tenth of the outputs at the cut, not every one at the mean."""
+    at_cut = output_spread(1000, 500, 1048, 2048)
+    assert 0 < at_cut < output_spread(1000, 500, 1047, 1_000_000)
+    assert output_spread(1000, 500, 1049, 2048) == 0  # past the cut: no such distribution
+
+
 def test_a_p90_no_log_normal_has_is_refused():
     spec = load_preset("llama-3.1-8b")
     base = dict(gpu="H100-SXM", context=16384, prompt_tokens=1000, output_tokens=500)
