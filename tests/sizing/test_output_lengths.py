@@ -27,6 +27,23 @@ def test_the_fit_returns_the_p90_it_was_given():
     assert math.exp(mu + Z90 * sigma) == pytest.approx(p90, rel=1e-9)
 
 
+def _batch_context(prompt: int, draw, steps: int, warmup: int, slots: int = 64) -> float:  # type: ignore[no-untyped-def]
+    """64 slots that each decode one request after another (a closed loop, one token a step,
+    outputs drawn by ``draw``): the context averaged over every slot and step after ``warmup``
+    (at the start every slot began a request at once)."""
+    running = [[0, draw()] for _ in range(slots)]  # tokens decoded so far, the request's output
+    total, count = 0.0, 0
+    for step in range(steps):
+        for slot in running:
+            if step >= warmup:
+                total += prompt + slot[0]
+                count += 1
+            slot[0] += 1
+            if slot[0] >= slot[1]:
+                slot[0], slot[1] = 0, draw()
+    return total / count
+
+
 def test_a_simulated_batch_averages_the_length_biased_context():
     """Slots that each decode one request after another (a closed loop, one token a step): the
     context averaged over every slot and step is the formula's, not prompt + mean output / 2."""
@@ -39,18 +56,9 @@ def test_a_simulated_batch_averages_the_length_biased_context():
     def draw() -> int:
         return max(1, round(rng.lognormvariate(mu, sigma)))
 
-    slots = [[0, draw()] for _ in range(64)]  # tokens decoded so far, this request's output
-    total, count = 0.0, 0
-    for step in range(21000):
-        for slot in slots:
-            if step >= 1000:  # past the start, when every slot began a request at once
-                total += prompt + slot[0]
-                count += 1
-            slot[0] += 1
-            if slot[0] >= slot[1]:
-                slot[0], slot[1] = 0, draw()
-    assert total / count == pytest.approx(running_context(prompt, mean, cv2), rel=0.02)
-    assert total / count > 1.1 * running_context(prompt, mean)
+    simulated = _batch_context(prompt, draw, steps=21000, warmup=1000)
+    assert simulated == pytest.approx(running_context(prompt, mean, cv2), rel=0.02)
+    assert simulated > 1.1 * running_context(prompt, mean)
 
 
 def test_outputs_cut_at_the_context_are_simulated_too():
@@ -70,17 +78,8 @@ def test_outputs_cut_at_the_context_are_simulated_too():
     sample = sorted(draw() for _ in range(40000))
     assert sum(sample) / len(sample) == pytest.approx(mean, rel=0.02)
     assert sample[int(0.9 * len(sample))] == pytest.approx(p90, rel=0.03)
-    slots = [[0, draw()] for _ in range(64)]
-    total, count = 0.0, 0
-    for step in range(16000):
-        for slot in slots:
-            if step >= 2000:
-                total += prompt + slot[0]
-                count += 1
-            slot[0] += 1
-            if slot[0] >= slot[1]:
-                slot[0], slot[1] = 0, draw()
-    assert total / count == pytest.approx(running_context(prompt, mean, cv2), rel=0.03)
+    simulated = _batch_context(prompt, draw, steps=16000, warmup=2000)
+    assert simulated == pytest.approx(running_context(prompt, mean, cv2), rel=0.03)
 
 
 def _sigma_for(mean: float, p90: float, cut: float) -> float:
