@@ -145,7 +145,7 @@ def workload_object(
         "reason": None,
     }
     try:
-        est, limits, profile = _estimate(spec, req, gpu, layout, rep, context)
+        est, limits, profile = _estimate(spec, req, gpu, layout, rep, context, spread)
     except (SizingError, ArithmeticError, ValueError) as error:
         out["reason"] = f"not estimated: {error}"
         return out
@@ -162,12 +162,18 @@ def workload_object(
 
 
 def _estimate(
-    spec: ModelSpec, req: SizingRequest, gpu: GPU, layout: Layout, rep: Replica, context: int
+    spec: ModelSpec,
+    req: SizingRequest,
+    gpu: GPU,
+    layout: Layout,
+    rep: Replica,
+    context: int,
+    spread: float,
 ) -> tuple[WorkloadEstimate | str, EngineLimits, PerfProfile]:
+    """``spread``: cv² of the output lengths (``lengths.output_spread``), as the inputs report."""
     assert req.prompt_tokens is not None and req.output_tokens is not None
     replica, profile, reason = replica_model(spec, req, gpu, layout, rep)
     longest = req.prompt_tokens + req.output_tokens
-    spread = output_spread(req.prompt_tokens, req.output_tokens, req.output_tokens_p90, context)
     # With outputs that vary, the running set's sequences average more than the mean request.
     held = max(longest, math.ceil(running_context(req.prompt_tokens, req.output_tokens, spread)))
     fit = rep.sequences(held)
