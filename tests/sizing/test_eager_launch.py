@@ -10,12 +10,14 @@ import pytest
 
 import app.sizing.time.estimates as estimates
 from app.sizing import SizingRequest, load_preset, size
+from app.sizing.accuracy.evaluate import MTP_ACCEPTANCE_LENGTH
 from app.sizing.catalogue.perf_profiles import TRTLLM, VLLM
+from app.sizing.time.speculative import acceptance_for_length
 
 # TensorRT-LLM's tech blog 2 ("DeepSeek R1 MTP Implementation and Optimization", Evaluation):
 # DeepSeek-R1-FP4 at batch 1 on eight B200s, MLA TP8, MoE EP2, 1K/2K tokens — "CUDA graph can
 # achieve a 7.22x average speedup". The blog does not say at which MTP next-n; solved at next-n 3
-# (its figure's and commands' setting); without MTP the same ratio gives 56 µs.
+# (its figure's and commands' setting, at blog 1's acceptance length for it); without MTP the same ratio gives 56 µs.
 GRAPH_SPEEDUP = 7.22
 
 
@@ -33,7 +35,7 @@ def _blog_setup(**extra) -> SizingRequest:
         concurrency=1,
         engine="trtllm",
         spec_tokens=3,
-        spec_acceptance=0.85,
+        spec_acceptance=acceptance_for_length(3, MTP_ACCEPTANCE_LENGTH[3]),
         **extra,
     )
 

@@ -24,6 +24,7 @@ from ..catalogue.gpus import GPUS, get_gpu
 from ..catalogue.presets import load_preset
 from ..deployment.request import SizingRequest
 from ..errors import SizingError
+from ..time.speculative import acceptance_for_length
 
 WITHIN = 1.25  # the goal's band: 0.8 ≤ ratio ≤ 1.25
 FAR = 2.0  # no point beyond 2× either way
@@ -36,9 +37,16 @@ METRIC_UNITS = {
     "request_latency_ms": "ms per request",
 }
 ENGINES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm"}
-# A source that drafts with MTP but states no acceptance: DeepSeek-V3's technical report gives
-# 85-90% acceptance for its next-token prediction; the low end, for every such point.
-MTP_ACCEPTANCE = 0.85
+# A source that drafts with MTP but states no acceptance: the mean acceptance length TensorRT-LLM
+# measured for DeepSeek-R1 by MTP depth (tech blog 1, "Pushing Latency Boundaries", its
+# "Autoregressive MTP Layers" table: 8 B200s, ISL 1K / OSL 2K, batch 1, strict acceptance), as the
+# per-token acceptance that yields it. Deeper drafts than the table: not sized.
+MTP_BLOG = (
+    "https://github.com/NVIDIA/TensorRT-LLM/blob/01c4ece911eb569e72cf4177f83238a0520641c2/docs/"
+    "source/blogs/tech_blog/blog1_Pushing_Latency_Boundaries_Optimizing_DeepSeek-R1_Performance_"
+    "on_NVIDIA_B200_GPUs.md"
+)
+MTP_ACCEPTANCE_LENGTH = {1: 1.92, 2: 2.58, 3: 2.82, 4: 2.99, 5: 3.01}
 
 
 @dataclass(slots=True)
@@ -196,7 +204,13 @@ def _acceptance(spec_decoding: dict[str, Any]) -> float | None:
     if not spec_decoding.get("draft_tokens"):
         return None
     stated = spec_decoding.get("acceptance")
-    return float(stated) if stated is not None else MTP_ACCEPTANCE
+    if stated is not None:
+        return float(stated)
+    tokens = int(spec_decoding["draft_tokens"])
+    length = MTP_ACCEPTANCE_LENGTH.get(tokens)
+    if length is None:
+        raise SizingError(f"no published MTP acceptance length for {tokens} drafts")
+    return acceptance_for_length(tokens, length)
 
 
 def predict(point: dict[str, Any]) -> PointResult:

@@ -42,3 +42,16 @@ class Speculation:
             "spec_acceptance": self.acceptance,
             "tokens_per_step": round(self.tokens_per_step, 3),
         }
+
+
+def acceptance_for_length(tokens: int, length: float) -> float:
+    """The per-token acceptance a that yields ``length`` tokens per step with ``tokens`` drafts:
+    engines report the mean acceptance length (vLLM's "Mean acceptance length", TensorRT-LLM's
+    blogs), the model takes a. Lengths outside 1 … K + 1 are refused."""
+    if not 1.0 <= length <= tokens + 1:
+        raise ValueError(f"an acceptance length with {tokens} drafts lies in 1 … {tokens + 1}")
+    lo, hi = 0.0, 1.0  # tokens_per_step rises with a: bisect to a millionth
+    while hi - lo > 1e-6:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if Speculation(tokens, mid).tokens_per_step < length else (lo, mid)
+    return round((lo + hi) / 2, 4)
