@@ -199,9 +199,26 @@ def _path(value: str):  # type: ignore[no-untyped-def]
     return Path(value)
 
 
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """``parse_args``, but a stray argument is reported by the subcommand that was given it, with
+    that subcommand's usage (argparse's own top-level error shows only ``prefill COMMAND``)."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        leaf = parser
+        while sub := next(
+            (a for a in leaf._actions if isinstance(a, argparse._SubParsersAction)), None
+        ):
+            chosen = sub.choices.get(getattr(args, sub.dest, None) or "")
+            if chosen is None:
+                break
+            leaf = chosen
+        leaf.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     handler: Handler = args.handler
     return handler(args)
 
