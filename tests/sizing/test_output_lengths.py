@@ -125,3 +125,22 @@ def test_the_workload_reads_more_cache_when_outputs_vary():
         with pytest.raises(SizingError) as error:
             size(spec, SizingRequest(**{**base, **bad}))
         assert error.value.field == "output_tokens_p90"
+
+
+def test_the_planners_slot_wait_uses_the_running_sets_spread():
+    """The planner's slot queue and its running set see one distribution of outputs: cut where
+    the longest sequence it launches with ends (its p90 prompt plus p90 output)."""
+    from app.sizing.plan.aggregated import request_cv2
+    from app.sizing.plan.inputs import PlanRequest
+
+    plan = PlanRequest(
+        requests_per_s=2,
+        prompt_tokens=1000,
+        output_tokens=500,
+        ttft_p90_ms=2000,
+        tpot_ms=50,
+        output_tokens_p90=1000,
+        gpu_types=("H200",),
+    )
+    assert request_cv2(plan) == output_spread(1000, 500, 1000, plan.longest)
+    assert 0 < request_cv2(plan) < lognormal_cv2(500, 1000)

@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..lengths import lognormal_cv2
+from ..lengths import lognormal_cv2, output_spread
 from ..time.workload import SteadyState
 from .inputs import PlanRequest
 from .queueing import SATURATED, Wait, mgc_wait
@@ -71,7 +71,9 @@ def prompt_cv2(plan: PlanRequest) -> float:
 
 
 def request_cv2(plan: PlanRequest) -> float:
-    return lognormal_cv2(plan.output_tokens, plan.output_p90)
+    """cv² of a request's time in a slot, which its output length sets: the outputs' spread cut
+    at the longest sequence the deployment launches with, as the running set's (replica.py)."""
+    return output_spread(plan.prompt_tokens, plan.output_tokens, plan.output_p90, plan.longest)
 
 
 def p90_scale(plan: PlanRequest) -> float:
