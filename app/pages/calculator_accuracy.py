@@ -9,6 +9,7 @@ same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -147,5 +148,18 @@ def accuracy(request: Request, templates: Templates) -> Response:
         "table_source": engine_table(),
         "verdict": verdict,
         "verdict_words": VERDICT_WORDS,
+        "ratio": ratio_words(report),
     }
     return templates.page(request, "calculator_accuracy.html", values)
+
+
+def ratio_words(report: AccuracyReport) -> Callable[[str], str]:
+    """A point's ratio as the page's prose quotes it ("1.02"), looked up by id, so the text moves
+    with the model instead of quoting a number once true."""
+    ratios = {r.id: r.ratio for r in report.results}
+
+    def words(point_id: str) -> str:
+        value = ratios[point_id]  # a KeyError for an id the prose names wrongly: a 500 in tests
+        return "—" if value is None else f"{value:.2f}"
+
+    return words

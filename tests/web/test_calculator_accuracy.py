@@ -57,3 +57,10 @@ def test_the_engine_table_is_shown_cell_by_cell(sqlite_client: TestClient) -> No
     assert source["source"] in html
     for column in table.columns:
         assert column.label in html
+
+
+def test_the_prose_quotes_ratios_as_the_model_gives_them(sqlite_client: TestClient) -> None:
+    html = unescape(sqlite_client.get("/calculator/accuracy").text)
+    ratios = {r.id: r.ratio for r in accuracy_report().results}
+    mtp = ratios["trtllm-blog-deepseek-r1-b200-tp8-ep2-fp4-mtp3-conc1"]
+    assert mtp is not None and f"The B200 run then reads {mtp:.2f};" in html
