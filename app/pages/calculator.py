@@ -95,6 +95,7 @@ def shared_values() -> dict[str, Any]:
         "typing": "",  # see typing_in
         "fmt": fmt,
         "presets": sorted(list_presets(), key=lambda p: (p.family, p.params_total)),
+        "gpu_catalogue": list(GPUS.values()),
         "options": {
             "gpus": gpus,
             "kv_dtypes": [

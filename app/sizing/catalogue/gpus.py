@@ -21,10 +21,7 @@ from ..errors import UnknownGPUError
 
 MIB = 1 << 20
 GIB = 1 << 30
-NVIDIA_SMI = (
-    "nvidia-smi --query-gpu=name,memory.total output posted in public repositories "
-    "(CONTENT-BRIEF.md source S31)"
-)
+NVIDIA_SMI = "nvidia-smi --query-gpu=name,memory.total output posted in public repositories"
 OOM = "a PyTorch out-of-memory message ('GPU 0 has a total capacity of … GiB')"
 
 
@@ -42,7 +39,10 @@ class GPU:
     nvidia_smi_bytes: int  # memory.total as nvidia-smi (rocm-smi) prints it
     nvidia_smi_source: str
     memory_is_estimate: bool = False  # memory_bytes derived, not read off a report
-    spec_source: str = "vendor product pages (CONTENT-BRIEF.md sources S10, S29, S30)"
+    spec_source: str = (
+        'vendor product pages (NVIDIA, AMD) and J. Austin et al., "How to Scale Your Model", '
+        'chapter "How to Think About GPUs"'
+    )
     dense_fp4_tflops: float | None = None  # Blackwell FP4 tensor cores (NVFP4/MXFP4), dense
 
     @property
