@@ -35,7 +35,7 @@ POINTS = yaml.safe_load(
 # length-biased context, lengths.py); MLPerf's DeepSeek-R1 runs state their outputs' spread:
 # Offline 1.41 -> 1.20 (held out, but the mechanism was drawn from it: see docs/sizing.md),
 # Server 0.35 -> 0.38.
-FLOOR_WITHIN = 35
+FLOOR_WITHIN = 38
 CEILING_FAR = 6
 
 

@@ -3,7 +3,8 @@
 A step runs ``decode`` sequences (one new token each, attending to ``context`` cached tokens) and
 ``prefill`` prompt tokens (attending to ``prefill_context`` tokens on average). The linear layers
 stream the weights (MoE: the experts the step's tokens touch) and do 2 FLOPs per active
-parameter per token; attention reads every decoding sequence's cache and does its products. Each
+parameter per token (the output projection only for the rows sampled from: each decoding query
+and each prompt chunk's last token); attention reads every decoding sequence's cache and does its products. Each
 phase costs the larger of bytes ÷ effective bandwidth and FLOPs ÷ effective rate (separate
 kernels), and the phases add. Tensor parallelism adds two all-reduces per layer of the step's
 tokens × hidden (vLLM's RowParallelLinear); with attention data-parallel, dense layers gather and
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..catalogue.gpus import GPU
 from ..catalogue.perf_profiles import PerfProfile
@@ -39,8 +39,9 @@ from .gemm_shapes import mixed_efficiency
 from .kernels import kernels_per_pass
 from .moe import MoeShape, experts_touched
 from .precision_rates import matmul_rate, prefill_attention_tflops, sustained_factor
+from .step_parts import Links, StepParts
 
-__all__ = ["StepModel", "StepParts", "experts_touched"]
+__all__ = ["Links", "StepModel", "StepParts", "experts_touched"]
 
 # Between the matrix products, each token's activations are read and written by the layer's
 # norms, residual adds, RoPE and gating activation: counting the kernels of vLLM's Llama layer
@@ -49,37 +50,6 @@ __all__ = ["StepModel", "StepParts", "experts_touched"]
 # writes each token once per chosen expert and reads it back (sort, then combine). An FP8 or FP4
 # product's activation quantiser is not counted, so no format carries traffic BF16 does not.
 ACTIVATION_BYTES = 2
-
-
-@dataclass(frozen=True, slots=True)
-class StepParts:
-    """One step's time, in seconds, split so the parts add up to the step."""
-
-    weights: float  # streaming the weights at the weight bandwidth
-    kv: float  # reading the cache at the KV bandwidth
-    compute: float  # what the math adds beyond the bytes, in phases where it is the larger
-    communication: float
-    overhead: float
-    linear: float  # the linear-layer phase: max(weight read, its FLOPs)
-    attention: float  # the attention phase: max(cache read, its FLOPs)
-    linear_compute_bound: bool
-    attention_compute_bound: bool
-    weight_bytes: int
-    kv_bytes: int
-    flops: int
-
-    @property
-    def total(self) -> float:
-        return self.weights + self.kv + self.compute + self.communication + self.overhead
-
-
-@dataclass(frozen=True, slots=True)
-class Links:
-    """Bytes/s (one direction, already times the engine's share) of the group's collectives."""
-
-    group: float  # TP / EP collectives: scale-up link, or the network when the group spans domains
-    stage: float  # pipeline hops between stages
-    allreduce: float = 0.0  # the all-reduce's bus bandwidth (0: the group's)
 
 
 class StepModel:
@@ -208,23 +178,34 @@ class StepModel:
         dense += self.decode_bytes if decode else 0
         return dense + self.routed_bytes * share
 
-    def linear_flops(self, tokens: float) -> float:
+    def linear_flops(self, tokens: float, logit_rows: float | None = None) -> float:
+        """The products' FLOPs for ``tokens`` tokens, ``logit_rows`` of which (all, by default)
+        go through the output projection."""
         routed = self.routed_flops_per_token * tokens
         if self.moe and routed:
             routed *= self.moe.padding(tokens)
-        return self.dense_flops_per_token * tokens + routed
+        return self._dense_flops(tokens, logit_rows) + routed
+
+    def _dense_flops(self, tokens: float, logit_rows: float | None) -> float:
+        # Engines project only the rows they sample from to the vocabulary: a decoding
+        # sequence's (each verified draft's), and a prompt chunk's last token (vLLM's
+        # ``logits_indices``), so a prompt's other tokens skip the output projection.
+        skipped = 0.0 if logit_rows is None else max(0.0, tokens - logit_rows)
+        return self.dense_flops_per_token * tokens - self.head_flops_per_token * skipped
 
     def head_seconds(self, tokens: float) -> float:
         """The output projection for ``tokens`` tokens: its read or its FLOPs, the larger."""
         compute = self.linear_seconds(0.0, extra_flops=self.head_flops_per_token * tokens)
         return max(self.head_bytes / self.bw_weights, compute)
 
-    def linear_seconds(self, tokens: float, extra_flops: float = 0.0) -> float:
+    def linear_seconds(
+        self, tokens: float, extra_flops: float = 0.0, logit_rows: float | None = None
+    ) -> float:
         """The products' time at the rate their shapes reach (FLOPs ÷ rate ÷ shape share)."""
         routed = self.routed_flops_per_token * tokens
         if self.moe and routed:  # padded to blocks, and the busiest EP rank sets the pace
             routed *= self.moe.padding(tokens) * self.moe.imbalance(tokens)
-        dense = self.dense_flops_per_token * tokens + extra_flops
+        dense = self._dense_flops(tokens, logit_rows) + extra_flops
         return (dense / self.dense_eff + routed / self.routed_eff) / self.c_linear
 
     def communication(self, tokens: float, busiest: float | None = None) -> float:
@@ -281,9 +262,11 @@ class StepModel:
         ranks = self.tp / r
         dp_extra = self.attention_flops_per_token * (1 / r - 1 / self.tp)
         extra = prefill * (ranks * self.att.decompress_flops(decompressed) + dp_extra)
-        lin_flops = self.linear_flops(tokens) + extra
+        # Rows projected to the vocabulary: every decoding query, and one per prompt chunk.
+        logit_rows = decode * queries + (max(1.0, r if self.dp else 1.0) if prefill else 0.0)
+        lin_flops = self.linear_flops(tokens, logit_rows) + extra
         t_act = tokens * self.activation_bytes / self.bw_weights
-        t_lc = self.linear_seconds(tokens, extra)
+        t_lc = self.linear_seconds(tokens, extra, logit_rows)
         kv_bytes = self.att.decode_bytes(self.cache, decode, context, self.dp)
         t_kv = kv_bytes / self.bw_kv
         decode_att = self.att.decode_flops(decode * queries, context)
