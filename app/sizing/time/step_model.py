@@ -262,7 +262,8 @@ class StepModel:
         ranks = self.tp / r
         dp_extra = self.attention_flops_per_token * (1 / r - 1 / self.tp)
         extra = prefill * (ranks * self.att.decompress_flops(decompressed) + dp_extra)
-        # Rows projected to the vocabulary: every decoding query, and one per prompt chunk.
+        # Rows projected to the vocabulary: every decoding query, and a prompt chunk's last token
+        # (one per prefilling rank; a step with several prompts' chunks has as many, a rounding).
         logit_rows = decode * queries + (max(1.0, r if self.dp else 1.0) if prefill else 0.0)
         lin_flops = self.linear_flops(tokens, logit_rows) + extra
         t_act = tokens * self.activation_bytes / self.bw_weights
