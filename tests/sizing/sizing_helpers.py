@@ -23,3 +23,20 @@ def extra_configs() -> list[dict[str, Any]]:
 
 def refused() -> list[dict[str, Any]]:
     return json.loads((VECTORS_DIR / "refused.json").read_text())["models"]
+
+
+# TensorRT-LLM's DeepSeek-R1 min-latency set-up (tech blogs 1 and 2): eight B200s, MLA TP8, MoE EP2,
+# NVFP4 experts, 1K/2K tokens at batch 1. Two checks take their published figures from it.
+B200_MIN_LATENCY: dict[str, Any] = dict(
+    gpu="B200",
+    gpus=8,
+    tp=8,
+    ep=2,
+    weight_dtype="fp4",
+    kv_dtype="fp8",
+    context=3072,
+    prompt_tokens=1024,
+    output_tokens=2048,
+    concurrency=1,
+    engine="trtllm",
+)

@@ -13,6 +13,7 @@ from app.sizing import SizingRequest, load_preset, size
 from app.sizing.accuracy.evaluate import MTP_ACCEPTANCE_LENGTH
 from app.sizing.catalogue.perf_profiles import TRTLLM, VLLM
 from app.sizing.time.speculative import acceptance_for_length
+from tests.sizing.sizing_helpers import B200_MIN_LATENCY
 
 # TensorRT-LLM's tech blog 2 ("DeepSeek R1 MTP Implementation and Optimization", Evaluation):
 # DeepSeek-R1-FP4 at batch 1 on eight B200s, MLA TP8, MoE EP2, 1K/2K tokens — "CUDA graph can
@@ -23,17 +24,7 @@ GRAPH_SPEEDUP = 7.22
 
 def _blog_setup(**extra) -> SizingRequest:
     return SizingRequest(
-        gpu="B200",
-        gpus=8,
-        tp=8,
-        ep=2,
-        weight_dtype="fp4",
-        kv_dtype="fp8",
-        context=3072,
-        prompt_tokens=1024,
-        output_tokens=2048,
-        concurrency=1,
-        engine="trtllm",
+        **B200_MIN_LATENCY,
         spec_tokens=3,
         spec_acceptance=acceptance_for_length(3, MTP_ACCEPTANCE_LENGTH[3]),
         **extra,

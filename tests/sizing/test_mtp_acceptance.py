@@ -15,6 +15,7 @@ import pytest
 from app.sizing import SizingRequest, load_preset, size
 from app.sizing.accuracy.evaluate import MTP_ACCEPTANCE_LENGTH, request_for
 from app.sizing.time.speculative import Speculation, acceptance_for_length
+from tests.sizing.sizing_helpers import B200_MIN_LATENCY
 
 # depth: (mean acceptance length, measured TPS/user speed-up over no MTP)
 BLOG_1 = {1: (1.92, 1.78), 2: (2.58, 2.25), 3: (2.82, 2.28), 4: (2.99, 2.21), 5: (3.01, 2.15)}
@@ -62,19 +63,7 @@ def test_a_point_without_a_stated_acceptance_takes_the_published_length():
 
 def test_the_speed_up_by_depth_is_within_a_fifth_of_the_measured_one():
     spec = load_preset("deepseek-v3")
-    base = dict(
-        gpu="B200",
-        gpus=8,
-        tp=8,
-        ep=2,
-        weight_dtype="fp4",
-        kv_dtype="fp8",
-        context=3072,
-        prompt_tokens=1024,
-        output_tokens=2048,
-        concurrency=1,
-        engine="trtllm",
-    )
+    base = B200_MIN_LATENCY
     plain = size(spec, SizingRequest(**base)).workload["tpot_ms"]
     for tokens, (length, measured) in BLOG_1.items():
         a = acceptance_for_length(tokens, length)

@@ -39,13 +39,10 @@ METRIC_UNITS = {
 ENGINES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm"}
 # A source that drafts with MTP but states no acceptance: the mean acceptance length TensorRT-LLM
 # measured for DeepSeek-R1 by MTP depth (tech blog 1, "Pushing Latency Boundaries", its
-# "Autoregressive MTP Layers" table: 8 B200s, ISL 1K / OSL 2K, batch 1, strict acceptance), as the
-# per-token acceptance that yields it. Deeper drafts than the table: not sized.
-MTP_BLOG = (
-    "https://github.com/NVIDIA/TensorRT-LLM/blob/01c4ece911eb569e72cf4177f83238a0520641c2/docs/"
-    "source/blogs/tech_blog/blog1_Pushing_Latency_Boundaries_Optimizing_DeepSeek-R1_Performance_"
-    "on_NVIDIA_B200_GPUs.md"
-)
+# "Autoregressive MTP Layers" table: 8 B200s, ISL 1K / OSL 2K, batch 1, strict acceptance; NVIDIA/
+# TensorRT-LLM docs/source/blogs/tech_blog/blog1_Pushing_Latency_Boundaries_Optimizing_DeepSeek-
+# R1_Performance_on_NVIDIA_B200_GPUs.md at 01c4ece9), as the per-token acceptance that yields it.
+# Deeper drafts than the table: not sized.
 MTP_ACCEPTANCE_LENGTH = {1: 1.92, 2: 2.58, 3: 2.82, 4: 2.99, 5: 3.01}
 
 

@@ -4,9 +4,9 @@ A step runs ``decode`` sequences (one new token each, attending to ``context`` c
 ``prefill`` prompt tokens (attending to ``prefill_context`` tokens on average). The linear layers
 stream the weights (MoE: the experts the step's tokens touch) and do 2 FLOPs per active
 parameter per token (the output projection only for the rows sampled from: each decoding query
-and each prompt chunk's last token); attention reads every decoding sequence's cache and does its products. Each
-phase costs the larger of bytes ÷ effective bandwidth and FLOPs ÷ effective rate (separate
-kernels), and the phases add. Tensor parallelism adds two all-reduces per layer of the step's
+and each prompt chunk's last token); attention reads every decoding sequence's cache and does
+its products. Each phase costs the larger of bytes ÷ effective bandwidth and FLOPs ÷ effective
+rate (separate kernels), and the phases add. Tensor parallelism adds two all-reduces per layer of the step's
 tokens × hidden (vLLM's RowParallelLinear); with attention data-parallel, dense layers gather and
 scatter the same bytes and MoE layers dispatch and combine them all-to-all (``moe.py``). A fixed
 cost per layer, per MoE layer and per step, and the engine's host work per running sequence (per
