@@ -2,7 +2,9 @@
 
 Every database test runs on SQLite and, when TEST_DATABASE_URL is set, again on PostgreSQL.
 Each test gets a clean database: SQLite copies a migrated template file; PostgreSQL truncates a
-migrated database created for this test session (so parallel runs never collide).
+migrated database created for this test session (so parallel runs never collide). Both start with
+the real content already in the search index, as a running site's database is once an app has
+started on it: indexing takes about a second, and every app a test builds would otherwise pay it.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from app.content.store import ContentStore
 from app.db.base import Base
 from app.db.engine import normalise_url
 from app.db.migrate import upgrade
+from app.db.session import Database
 from app.main import create_app, load_site_content
 from app.ratelimit import RateLimiter
+from app.search.indexer import ensure_content_indexed
 from app.settings import PROJECT_ROOT, Settings
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
@@ -53,15 +57,38 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 # Databases
 
 
+# The search tables keep the content's index between PostgreSQL tests: a copy of each, as
+# indexing left it, waits in a schema of its own (outside the app's metadata and Alembic's view),
+# and a statement trigger notes any write, after which the next test gets the copy back.
+SEARCH_TABLES = ("search_documents", "search_index_state", "search_terms")
+PRISTINE = "test_pristine"
+
+
+def _migrate_and_index(url: str, store: ContentStore) -> None:
+    upgrade(url)
+    database = Database(url, live_cache=False)
+    try:
+        ensure_content_indexed(database, store)
+    finally:
+        database.dispose()
+
+
 @pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory, content_store: ContentStore) -> Path:
     path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    _migrate_and_index(f"sqlite:///{path}", content_store)
+    return path
+
+
+@pytest.fixture(scope="session")
+def sqlite_bare_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sqlite-bare-template") / "template.db"
     upgrade(f"sqlite:///{path}")
     return path
 
 
 @pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
+def postgres_url(content_store: ContentStore) -> Iterator[str]:
     """A database of our own on the test server, migrated once, dropped at the end."""
     if not TEST_DATABASE_URL:
         pytest.skip("PostgreSQL leg skipped: TEST_DATABASE_URL is not set")
@@ -71,7 +98,8 @@ def postgres_url() -> Iterator[str]:
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
     url = server_url.set(database=name).render_as_string(hide_password=False)
-    upgrade(url)
+    _migrate_and_index(url, content_store)
+    _keep_search_pristine(url)
     yield url
     with admin.connect() as connection:
         connection.execute(
@@ -85,13 +113,70 @@ def postgres_url() -> Iterator[str]:
     admin.dispose()
 
 
-def _truncate_all(url: str) -> None:
+def _keep_search_pristine(url: str) -> None:
     engine = create_engine(url)
-    tables = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
-    if tables:
-        with engine.begin() as connection:
-            connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    with engine.begin() as connection:
+        connection.execute(text(f"CREATE SCHEMA {PRISTINE}"))
+        for table in SEARCH_TABLES:
+            connection.execute(text(f'CREATE TABLE {PRISTINE}."{table}" AS TABLE "{table}"'))
+        connection.execute(text(f"CREATE TABLE {PRISTINE}.writes (at timestamptz)"))
+        connection.execute(
+            text(
+                f"CREATE FUNCTION {PRISTINE}.note_write() RETURNS trigger LANGUAGE plpgsql AS "
+                f"$$ BEGIN INSERT INTO {PRISTINE}.writes VALUES (now()); RETURN NULL; END $$"
+            )
+        )
+        for table in SEARCH_TABLES:
+            connection.execute(
+                text(
+                    f"CREATE TRIGGER test_note_write AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
+                    f'ON "{table}" FOR EACH STATEMENT EXECUTE FUNCTION {PRISTINE}.note_write()'
+                )
+            )
     engine.dispose()
+
+
+def _truncate_all(url: str) -> None:
+    """Empty every table and restart its ids; the search tables go back to the content's index
+    only when a test wrote to them (rebuilding their tsvector and trigram indexes takes a second).
+
+    DELETE, not TRUNCATE: truncating `posts` would cascade to all of `search_documents`, and
+    for tables this small DELETE is the faster of the two."""
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        for table in reversed(Base.metadata.sorted_tables):
+            if table.name not in SEARCH_TABLES:
+                connection.execute(text(f'DELETE FROM "{table.name}"'))
+        sequences = connection.scalars(
+            text(
+                "SELECT c.relname FROM pg_class c WHERE c.relkind = 'S' "
+                "AND c.relnamespace = 'public'::regnamespace AND c.oid <> "
+                "pg_get_serial_sequence('search_documents', 'id')::regclass"
+            )
+        ).all()
+        for sequence in sequences:
+            connection.execute(text(f'ALTER SEQUENCE "{sequence}" RESTART'))
+        if connection.scalar(text(f"SELECT EXISTS (SELECT 1 FROM {PRISTINE}.writes)")):
+            _restore_search(connection)
+    engine.dispose()
+
+
+def _restore_search(connection) -> None:  # type: ignore[no-untyped-def]
+    names = ", ".join(f'"{name}"' for name in SEARCH_TABLES)
+    connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY"))
+    for name in SEARCH_TABLES:
+        # The metadata's columns: PostgreSQL computes the tsvector columns itself.
+        columns = ", ".join(f'"{c.name}"' for c in Base.metadata.tables[name].columns)
+        connection.execute(
+            text(f'INSERT INTO "{name}" ({columns}) SELECT {columns} FROM {PRISTINE}."{name}"')
+        )
+    connection.execute(
+        text(
+            "SELECT setval(pg_get_serial_sequence('search_documents', 'id'), "
+            "(SELECT max(id) FROM search_documents))"
+        )
+    )
+    connection.execute(text(f"TRUNCATE {PRISTINE}.writes"))
 
 
 @pytest.fixture(params=BACKENDS)
@@ -104,6 +189,25 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{path}"
     url: str = request.getfixturevalue("postgres_url")
     _truncate_all(url)
+    return url
+
+
+@pytest.fixture(params=BACKENDS)
+def bare_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A clean database as the migrations leave it, the search index empty: for the tests of
+    indexing itself and of ranking on documents of their own."""
+    if request.param == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_bare_template")
+        path = tmp_path / "prefill.db"
+        shutil.copyfile(template, path)
+        return f"sqlite:///{path}"
+    url: str = request.getfixturevalue("postgres_url")
+    _truncate_all(url)
+    engine = create_engine(url)
+    with engine.begin() as connection:  # the trigger notes it: the next test gets the index back
+        names = ", ".join(f'"{name}"' for name in SEARCH_TABLES)
+        connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY"))
+    engine.dispose()
     return url
 
 

@@ -27,9 +27,9 @@ def content_documents(database: Database) -> int:
 
 
 def test_indexing_is_idempotent_and_repairs_a_damaged_table(
-    database_url: str, content_store: ContentStore
+    bare_database_url: str, content_store: ContentStore
 ) -> None:
-    database = Database(database_url)
+    database = Database(bare_database_url)
     expected = len(content_store.questions) + len(content_store.concepts)
     try:
         assert ensure_content_indexed(database, content_store) is True
@@ -44,10 +44,10 @@ def test_indexing_is_idempotent_and_repairs_a_damaged_table(
 
 
 def test_processes_starting_at_once_index_exactly_once(
-    database_url: str, content_store: ContentStore
+    bare_database_url: str, content_store: ContentStore
 ) -> None:
     """Eight processes (each with its own engine and connections) start together."""
-    databases = [Database(database_url) for _ in range(8)]
+    databases = [Database(bare_database_url) for _ in range(8)]
     start = threading.Barrier(len(databases))
     outcomes: list[bool | BaseException] = []
 

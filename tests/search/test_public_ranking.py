@@ -30,8 +30,8 @@ PUBLIC = {
 
 
 @pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database(database_url)
+def database(bare_database_url: str) -> Iterator[Database]:
+    database = Database(bare_database_url)
     yield database
     database.dispose()
 
