@@ -159,12 +159,12 @@ def create_app(settings: Settings | None = None, *, content: ContentStore | None
 
     from app.pages.site import install as install_site
 
-    install_site(app)
+    routers = install_site(app)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=GZIP_LEVEL)
     app.add_middleware(write_gate_middleware(app.state.write_gate))
     # Outside the write gate: a body is read whole (capped, against a clock) before a request
     # may take the write slot, so a stalled upload holds nothing that others wait for.
-    app.add_middleware(BodyReadMiddleware, limit_for=route_limits(lambda: app.router.routes))
+    app.add_middleware(BodyReadMiddleware, limit_for=route_limits(routers))
     app.add_middleware(CSRFCookieMiddleware, policy=app.state.cookies)
     app.add_middleware(SecurityHeadersMiddleware, always_hsts=settings.is_production)
     app.add_middleware(HeadAsGetMiddleware)  # HEAD is a GET to everything inside

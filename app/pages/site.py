@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.deps import safe_next
@@ -67,7 +67,9 @@ async def static(request: Request) -> Response:
     return response
 
 
-def install(app: FastAPI) -> None:
+def install(app: FastAPI) -> tuple[APIRouter, ...]:
+    """Add the site's routes, handlers and context; returns the routers, included in order and
+    without a prefix of their own (each router's prefix is in its routes' paths)."""
     from app.accounts import account_routes
     from app.accounts import routes as account_pages
     from app.accounts.deps import (
@@ -149,3 +151,4 @@ def install(app: FastAPI) -> None:
     )
     for router in routers:
         app.include_router(router)
+    return routers

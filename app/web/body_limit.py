@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from fastapi import HTTPException, Request
-from fastapi.routing import APIRoute, iter_route_contexts
-from starlette.routing import BaseRoute, Match
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.routing import APIRoute
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.db.session import SAFE_METHODS
@@ -61,20 +61,20 @@ def capped_body_route(limit: int) -> type[APIRoute]:
     return CappedBodyRoute
 
 
-def route_limits(routes: Callable[[], list[BaseRoute]]) -> Callable[[Scope], int]:
+def route_limits(routers: Iterable[APIRouter]) -> Callable[[Scope], int]:
     """The cap for a request: the first matching route's declared one, else the default for
-    its content type. Routes are listed on first use (they are all added by then), through
-    included routers as FastAPI's own OpenAPI builder lists them."""
-    capped: list[tuple[Any, int]] | None = None
+    its content type. The routers are the site's, included without a prefix of their own
+    (site.install), so each route matches its requests as declared; reading the declared routes
+    costs nothing, where listing an app's effective routes builds every route's dependencies
+    again for each app."""
+    capped = [
+        (route, route.body_limit)
+        for router in routers
+        for route in router.routes
+        if getattr(route, "body_limit", None)
+    ]
 
     def limit_for(scope: Scope) -> int:
-        nonlocal capped
-        if capped is None:
-            capped = [
-                (context, context.original_route.body_limit)
-                for context in iter_route_contexts(routes())
-                if getattr(context.original_route, "body_limit", None)
-            ]
         for route, limit in capped:
             if route.matches(scope)[0] is Match.FULL:
                 return limit

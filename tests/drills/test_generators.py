@@ -147,7 +147,7 @@ def check(skill_id: str, seed: int) -> None:
 @pytest.mark.parametrize("skill_id", list(SKILLS))
 def test_generated_drills_have_one_answer_and_distinct_mistakes(skill_id: str) -> None:
     @given(seed=SEEDS)
-    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
     def run(seed: int) -> None:
         check(skill_id, seed)
 
