@@ -61,6 +61,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 # indexing left it, waits in a schema of its own (outside the app's metadata and Alembic's view),
 # and a statement trigger notes any write, after which the next test gets the copy back.
 SEARCH_TABLES = ("search_documents", "search_index_state", "search_terms")
+SEARCH_NAMES = ", ".join(f'"{name}"' for name in SEARCH_TABLES)
 PRISTINE = "test_pristine"
 
 
@@ -136,9 +137,10 @@ def _keep_search_pristine(url: str) -> None:
     engine.dispose()
 
 
-def _truncate_all(url: str) -> None:
+def _truncate_all(url: str, indexed: bool = True) -> None:
     """Empty every table and restart its ids; the search tables go back to the content's index
-    only when a test wrote to them (rebuilding their tsvector and trigram indexes takes a second).
+    only when a test wrote to them (rebuilding their tsvector and trigram indexes takes a second),
+    or are emptied too when not ``indexed`` (the trigger notes it: the next test gets them back).
 
     DELETE, not TRUNCATE: truncating `posts` would cascade to all of `search_documents`, and
     for tables this small DELETE is the faster of the two."""
@@ -156,14 +158,15 @@ def _truncate_all(url: str) -> None:
         ).all()
         for sequence in sequences:
             connection.execute(text(f'ALTER SEQUENCE "{sequence}" RESTART'))
-        if connection.scalar(text(f"SELECT EXISTS (SELECT 1 FROM {PRISTINE}.writes)")):
+        if not indexed:
+            connection.execute(text(f"TRUNCATE {SEARCH_NAMES} RESTART IDENTITY"))
+        elif connection.scalar(text(f"SELECT EXISTS (SELECT 1 FROM {PRISTINE}.writes)")):
             _restore_search(connection)
     engine.dispose()
 
 
 def _restore_search(connection) -> None:  # type: ignore[no-untyped-def]
-    names = ", ".join(f'"{name}"' for name in SEARCH_TABLES)
-    connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY"))
+    connection.execute(text(f"TRUNCATE {SEARCH_NAMES} RESTART IDENTITY"))
     for name in SEARCH_TABLES:
         # The metadata's columns: PostgreSQL computes the tsvector columns itself.
         columns = ", ".join(f'"{c.name}"' for c in Base.metadata.tables[name].columns)
@@ -179,14 +182,17 @@ def _restore_search(connection) -> None:  # type: ignore[no-untyped-def]
     connection.execute(text(f"TRUNCATE {PRISTINE}.writes"))
 
 
+def _copy_of(template: Path, tmp_path: Path) -> str:
+    path = tmp_path / "prefill.db"
+    shutil.copyfile(template, path)
+    return f"sqlite:///{path}"
+
+
 @pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A clean, migrated database for one test, on each backend."""
     if request.param == "sqlite":
-        template: Path = request.getfixturevalue("sqlite_template")
-        path = tmp_path / "prefill.db"
-        shutil.copyfile(template, path)
-        return f"sqlite:///{path}"
+        return _copy_of(request.getfixturevalue("sqlite_template"), tmp_path)
     url: str = request.getfixturevalue("postgres_url")
     _truncate_all(url)
     return url
@@ -197,26 +203,16 @@ def bare_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A clean database as the migrations leave it, the search index empty: for the tests of
     indexing itself and of ranking on documents of their own."""
     if request.param == "sqlite":
-        template: Path = request.getfixturevalue("sqlite_bare_template")
-        path = tmp_path / "prefill.db"
-        shutil.copyfile(template, path)
-        return f"sqlite:///{path}"
+        return _copy_of(request.getfixturevalue("sqlite_bare_template"), tmp_path)
     url: str = request.getfixturevalue("postgres_url")
-    _truncate_all(url)
-    engine = create_engine(url)
-    with engine.begin() as connection:  # the trigger notes it: the next test gets the index back
-        names = ", ".join(f'"{name}"' for name in SEARCH_TABLES)
-        connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY"))
-    engine.dispose()
+    _truncate_all(url, indexed=False)
     return url
 
 
 @pytest.fixture
 def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
     """For tests that are about the app, not the database: SQLite only."""
-    path = tmp_path / "prefill.db"
-    shutil.copyfile(sqlite_template, path)
-    return f"sqlite:///{path}"
+    return _copy_of(sqlite_template, tmp_path)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx2
 import pytest
+from fastapi.routing import iter_route_contexts
 from starlette.testclient import TestClient
 
 from app.web.body_limit import BodyReadMiddleware, too_large_message
@@ -110,6 +111,26 @@ def test_the_drills_answer_takes_a_few_kib_only(sqlite_client: TestClient) -> No
     assert small.status_code == 200, small.text
     big = sqlite_client.post(url, json={"seed": 1, "answer": "1", "pad": "x" * 8192})
     assert big.status_code == 413 and "4 KiB" in big.json()["detail"]
+
+
+def test_every_capped_route_the_app_serves_gets_its_own_cap(sqlite_client: TestClient) -> None:
+    """The caps are read from the routers the site declares; FastAPI's effective routes (what
+    the app really serves, nested includes and prefixes applied) must all be among them."""
+    app = sqlite_client.app
+    (limit_for,) = [
+        m.kwargs["limit_for"] for m in app.user_middleware if m.cls is BodyReadMiddleware
+    ]
+    capped = [
+        (context, context.original_route.body_limit)
+        for context in iter_route_contexts(app.router.routes)
+        if getattr(context.original_route, "body_limit", None)
+    ]
+    assert len(capped) >= 6
+    for context, limit in capped:
+        path = re.sub(r"\{[^}]+\}", "x", context.path)
+        for method in context.methods or {"POST"}:
+            scope = {"type": "http", "method": method, "path": path, "headers": []}
+            assert limit_for(scope) == limit, (method, path)
 
 
 def test_json_bodies_have_a_default_cap(sqlite_client: TestClient) -> None:
