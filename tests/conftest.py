@@ -1,7 +1,7 @@
 """Test fixtures: real databases built by the migrations, an in-process client, loaded content.
 
 Every database test runs on SQLite and, when TEST_DATABASE_URL is set, again on PostgreSQL.
-Each test gets a clean database: SQLite copies a migrated template file; PostgreSQL truncates a
+Each test gets a clean database: SQLite copies a migrated template file; PostgreSQL empties a
 migrated database created for this test session (so parallel runs never collide). Both start with
 the real content already in the search index, as a running site's database is once an app has
 started on it: indexing takes about a second, and every app a test builds would otherwise pay it.
@@ -137,7 +137,7 @@ def _keep_search_pristine(url: str) -> None:
     engine.dispose()
 
 
-def _truncate_all(url: str, indexed: bool = True) -> None:
+def _empty_database(url: str, indexed: bool = True) -> None:
     """Empty every table and restart its ids; the search tables go back to the content's index
     only when a test wrote to them (rebuilding their tsvector and trigram indexes takes a second),
     or are emptied too when not ``indexed`` (the trigger notes it: the next test gets them back).
@@ -194,7 +194,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return _copy_of(request.getfixturevalue("sqlite_template"), tmp_path)
     url: str = request.getfixturevalue("postgres_url")
-    _truncate_all(url)
+    _empty_database(url)
     return url
 
 
@@ -205,7 +205,7 @@ def bare_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return _copy_of(request.getfixturevalue("sqlite_bare_template"), tmp_path)
     url: str = request.getfixturevalue("postgres_url")
-    _truncate_all(url, indexed=False)
+    _empty_database(url, indexed=False)
     return url
 
 

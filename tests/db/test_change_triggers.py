@@ -170,9 +170,9 @@ def test_sqlite_triggers_record_each_change_with_a_rising_number(sqlite_url: str
 
 @pytest.fixture
 def listening(postgres_url: str):  # type: ignore[no-untyped-def]
-    from tests.conftest import _truncate_all
+    from tests.conftest import _empty_database
 
-    _truncate_all(postgres_url)
+    _empty_database(postgres_url)
     conninfo = postgres_url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(conninfo, autocommit=True) as listener:
         listener.execute(f"LISTEN {CHANNEL}")

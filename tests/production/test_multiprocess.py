@@ -37,9 +37,9 @@ class Origin:
 
 @pytest.fixture
 def two_servers(postgres_url: str, tmp_path):  # type: ignore[no-untyped-def]
-    from tests.conftest import _truncate_all
+    from tests.conftest import _empty_database
 
-    _truncate_all(postgres_url)
+    _empty_database(postgres_url)
     servers = [
         AppProcess(postgres_url, tmp_path).start(),
         AppProcess(postgres_url, tmp_path).start(),

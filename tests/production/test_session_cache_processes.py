@@ -34,9 +34,9 @@ _numbers = count(1)
 
 @pytest.fixture(scope="module")
 def pair(postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:  # type: ignore[type-arg]
-    from tests.conftest import _truncate_all
+    from tests.conftest import _empty_database
 
-    _truncate_all(postgres_url)
+    _empty_database(postgres_url)
     workdir: Path = tmp_path_factory.mktemp("session-cache-pair")
     servers = [AppProcess(postgres_url, workdir), AppProcess(postgres_url, workdir)]
     try:

@@ -171,9 +171,9 @@ def test_database_outage_gives_clean_503s_and_recovers(
     postgres_url: str, tmp_path, content_store
 ) -> None:  # type: ignore[no-untyped-def]
     """PostgreSQL 'restarts' (a proxy drops every connection and refuses new ones)."""
-    from tests.conftest import _truncate_all
+    from tests.conftest import _empty_database
 
-    _truncate_all(postgres_url)
+    _empty_database(postgres_url)
     real = make_url(normalise_url(postgres_url))
     proxy = TCPProxy(real.host or "127.0.0.1", real.port or 5432)
     via_proxy = real.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
