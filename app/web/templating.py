@@ -11,7 +11,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2 import (
+    BytecodeCache,
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    pass_context,
+    select_autoescape,
+)
+from jinja2.bccache import Bucket
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
 from starlette.requests import Request
@@ -27,6 +35,30 @@ SITE_NAME = "Prefill"
 SITE_TAGLINE = "Practise AI-infrastructure interviews"
 
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+class MemoryBytecodeCache(BytecodeCache):
+    """Compiled templates kept in memory for every environment in the process.
+
+    Jinja compiles a template once per environment; a process that builds more than one app (a
+    test run builds thousands) would compile every template again for each. Share it only among
+    environments that compile alike (the key is the template's name, not the environment's
+    options): `make_environment` builds every one with the same options. The bucket's checksum is
+    the source's, so an edited template is compiled afresh, never served stale."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        code = self._code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED_TEMPLATES = MemoryBytecodeCache()
 
 
 def is_htmx(request: Request) -> bool:
@@ -49,6 +81,7 @@ def make_environment(globals_: Mapping[str, Any], *, reload: bool = False) -> En
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=reload,
+        bytecode_cache=COMPILED_TEMPLATES,
     )
     environment.globals.update(globals_)
     environment.globals["csrf_input"] = csrf_input
