@@ -38,6 +38,7 @@ from app.drills.units import (
     parse_bytes,
     parse_rate,
     parse_seconds,
+    split_number,
 )
 
 MAX_NUMBERS = 200  # an attempt with more is read up to here
@@ -116,8 +117,10 @@ def significant_digits(number: str) -> int:
 
 
 def _exact(number: str) -> Fraction:
-    mantissa, _, exponent = number.replace(",", "").lower().partition("e")
-    return Fraction(mantissa) * Fraction(10) ** int(exponent or 0)
+    # Bounded as a drill answer is (digits, exponent): "1e9999999 tokens" would otherwise cost
+    # seconds of big-integer arithmetic, and a float of it overflows.
+    value, _ = split_number(number)
+    return value
 
 
 def _count(number: str, rest: str, adjective: bool) -> _Read | None:

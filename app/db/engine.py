@@ -46,14 +46,43 @@ def make_engine(
         event.listen(engine, "begin", writes.begin)
         event.listen(engine, "commit", writes.end)
         event.listen(engine, "rollback", writes.end)
-        return engine
-    return create_engine(
-        url,
-        pool_size=pool_size,
-        max_overflow=max_overflow,
-        pool_pre_ping=pre_ping,  # a restarted PostgreSQL costs a failed ping, not a failed request
-        pool_recycle=1800,
-    )
+    else:
+        engine = create_engine(
+            url,
+            pool_size=pool_size,
+            max_overflow=max_overflow,
+            pool_pre_ping=pre_ping,  # a restarted PostgreSQL costs a failed ping, not a failed request
+            pool_recycle=1800,
+        )
+    event.listen(engine, "before_cursor_execute", _without_nul, retval=True)
+    return engine
+
+
+def _without_nul(_conn, _cursor, statement, parameters, _context, _executemany):  # type: ignore[no-untyped-def]
+    """PostgreSQL refuses a NUL character in text ("PostgreSQL text fields cannot contain NUL
+    (0x00) bytes") where SQLite stores it. Every string bound to a statement loses its NULs, so
+    both backends keep the same text and a pasted control character never fails a save."""
+    return statement, _scrubbed(parameters) if _has_nul(parameters) else parameters
+
+
+def _has_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
+def _scrubbed(value: object) -> object:
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {k: _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_scrubbed(v) for v in value)
+    return value
 
 
 def _sqlite_on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Request
@@ -16,7 +17,7 @@ from app.discussion.subjects import KINDS, post_link, thread_home
 from app.discussion.threads import build_thread
 from app.numbers import OutOfRange, parse_int
 from app.web.deps import MAX_ROW_ID, Content, RowId, Templates
-from app.web.errors import error_response
+from app.web.errors import error_response, wants_json
 from app.web.templating import is_htmx
 from app.web.throttle import PREVIEWS_PER_ACCOUNT, throttle
 
@@ -30,7 +31,8 @@ def _kind(section: str) -> str:
     return KINDS[section]
 
 
-def _limited(request: Request, db, user, limit) -> Response | None:  # type: ignore[no-untyped-def]
+def _over_limit(request: Request, db, user, limit) -> tuple[str, dict[str, str]] | None:  # type: ignore[no-untyped-def]
+    """The refusal's message and headers when the member is over `limit`, else None."""
     verdict = request.app.state.rate_limiter.hit(db, limit, str(user.id))
     if verdict.allowed:
         return None
@@ -39,7 +41,17 @@ def _limited(request: Request, db, user, limit) -> Response | None:  # type: ign
         f"You are posting faster than we allow ({limit.describe()}). "
         f"Try again in {minutes} minute{'s' if minutes != 1 else ''}."
     )
-    return error_response(request, 429, message, {"retry-after": str(verdict.retry_after)})
+    return message, {"retry-after": str(verdict.retry_after)}
+
+
+def _limited(request: Request, db, user, limit) -> Response | None:  # type: ignore[no-untyped-def]
+    refused = _over_limit(request, db, user, limit)
+    return None if refused is None else error_response(request, 429, *refused)
+
+
+def _plain_form(request: Request) -> bool:
+    """A form posted without JavaScript: a refusal must come back with the text in its box."""
+    return not is_htmx(request) and not wants_json(request)
 
 
 def _thread_response(
@@ -106,17 +118,22 @@ def create(
     action: Text = "post",
 ) -> Response:
     thread = build_thread(db, content, viewer, _kind(section), slug)
+    draft = partial(_composer_page, request, templates, thread, body, parent_id)
     if action == "preview":
         limited = throttle(request, db, None, PREVIEWS_PER_ACCOUNT, f"user:{user.id}")
         if limited is not None:
             return limited
-        values = {"thread": thread, "body": body, "preview": render_post(body[:MAX_LENGTH])}
-        return templates.page(request, "discussion/preview.html", values)
-    if (limited := _limited(request, db, user, limits.POSTS_PER_ACCOUNT)) is not None:
-        return limited
+        return draft(preview=render_post(body[:MAX_LENGTH]))
+    if (refused := _over_limit(request, db, user, limits.POSTS_PER_ACCOUNT)) is not None:
+        message, headers = refused
+        if _plain_form(request):
+            return draft(error=message, status=429, headers=headers)
+        return error_response(request, 429, message, headers)
     try:
         post = service.create_post(db, thread.subject, user, body, parent_id=parent_id)
     except DiscussionError as error:
+        if error.status == 422 and _plain_form(request):
+            return draft(error=error.message, status=422)
         if not is_htmx(request) or error.status != 422:
             return error_response(request, error.status, error.message)
         values = {
@@ -134,6 +151,32 @@ def create(
         )
     return _thread_response(
         request, db, content, templates, viewer, section, slug, expanded=parent_id
+    )
+
+
+def _composer_page(  # type: ignore[no-untyped-def]
+    request,
+    templates,
+    thread,
+    body,
+    parent_id,
+    *,
+    preview=None,
+    error=None,
+    status=200,
+    headers=None,
+) -> Response:
+    """The composer on a page of its own, for a form posted without JavaScript: a preview, or a
+    refused post with its text kept (a bare error page would lose it)."""
+    values = {
+        "thread": thread,
+        "body": body,
+        "parent_id": parent_id,
+        "preview": preview,
+        "error": error,
+    }
+    return templates.page(
+        request, "discussion/preview.html", values, status_code=status, headers=headers
     )
 
 
@@ -205,8 +248,15 @@ def edit(
             "preview": render_post(body[:MAX_LENGTH]),
         }
         return templates.page(request, "discussion/edit.html", values)
-    if (limited := _limited(request, db, user, limits.POSTS_PER_ACCOUNT)) is not None:
-        return limited
+    if (refused := _over_limit(request, db, user, limits.POSTS_PER_ACCOUNT)) is not None:
+        message, headers = refused
+        post = service.readable_post(db, post_id, user) if _exists(db, post_id, user) else None
+        if _plain_form(request) and post is not None and post.author_id == user.id:
+            values = {"post": post, "draft": body, "errors": {"body": message}}
+            return templates.page(
+                request, "discussion/edit.html", values, status_code=429, headers=headers
+            )
+        return error_response(request, 429, message, headers)
     try:
         post = service.edit_post(db, post_id, user, body)
     except DiscussionError as error:

@@ -31,7 +31,7 @@ def decode_texts(raw: str) -> dict[str, str]:
         return {}
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return {}
     if not isinstance(data, dict):
         return {}

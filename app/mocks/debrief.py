@@ -40,10 +40,8 @@ def score_question(
 ) -> Attempt:
     """Score question `index` (once) and feed the review schedule: the band, one lower when a
     follow-up was missed (the question comes back sooner)."""
-    run = service.end(db, user, content, mock, now) if mock.ended_at is None else None
-    run = run or store.run_of(mock, content)
-    if not run.ended(now):
-        raise MockError("The debrief opens when the mock ends.", status=409)
+    # Every check on the request comes first: a refused score must leave a running mock running.
+    run = store.run_of(mock, content)
     questions = service.questions_of(content, run.slugs)
     if not 0 <= index < run.count or questions[index] is None:
         raise MockError("That question is not in this mock.", status=404)
@@ -56,6 +54,10 @@ def score_question(
         raise MockError("Some ticked items are not on this question's rubric: reload and score.")
     if any(b not in FOLLOW_UP_BANDS for b in follow_up_bands.values()):
         raise MockError("Say how each follow-up went: missed it, partly, or got it.")
+    if mock.ended_at is None:
+        run = service.end(db, user, content, mock, now)
+    if not run.ended(now):
+        raise MockError("The debrief opens when the mock ends.", status=409)
     attempts = service.attempts_of(db, user, mock)
     main = _attempt(db, user, question, attempts, mock_context(mock.id), text_key(index), now)
     claimed = db.execute(

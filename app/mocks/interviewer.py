@@ -102,7 +102,8 @@ def save_scorecard(
             _int(form.get(f"fu{index}_{k}", ""), 1, 3)
             for k in range(1, len(question.practice.follow_ups) + 1)
         ]
-        note = str(form.get(f"note{index}", ""))[:NOTE_MAX]
+        # Line breaks as the browser's maxlength counts them (one each), before the cap.
+        note = str(form.get(f"note{index}", "")).replace("\r\n", "\n")[:NOTE_MAX]
         scores.append(
             {
                 "band": band,
@@ -110,7 +111,7 @@ def save_scorecard(
                 "rubric": rubric,
                 "minutes": _int(form.get(f"min{index}", ""), 0, 240),
                 "follow_ups": follow_ups,
-                "note": note.replace("\r\n", "\n").strip(),
+                "note": note.strip(),
             }
         )
     card = InterviewScorecard(
@@ -121,7 +122,7 @@ def save_scorecard(
         question_slugs=[q.slug for q in qset.questions],
         scores=scores,
         candidate=str(form.get("candidate", ""))[:NAME_MAX].strip(),
-        summary=str(form.get("summary", ""))[:NOTE_MAX].replace("\r\n", "\n").strip(),
+        summary=str(form.get("summary", "")).replace("\r\n", "\n")[:NOTE_MAX].strip(),
         created_at=now,
     )
     db.add(card)

@@ -124,7 +124,8 @@ async def visitor_warmup(
 
 async def _texts(request: Request, run: MockRun) -> tuple[dict[str, str], dict[str, str]]:
     form = await request.form()
-    fields = {k: v for k, v in form.items() if isinstance(v, str)}
+    # Line breaks as the textarea's maxlength counts them (one each), before the limit.
+    fields = {k: v.replace("\r\n", "\n") for k, v in form.items() if isinstance(v, str)}
     if any(len(v) > ATTEMPT_MAX for v in fields.values()):
         raise HTTPException(422, detail=f"Answers are limited to {ATTEMPT_MAX:,} characters each.")
     return fields, texts_from_form(fields, run.count)

@@ -221,7 +221,7 @@ def submit(
     try:
         parsed = json.loads(results[:RESULTS_MAX]) if len(results) <= RESULTS_MAX else None
         submission = practice.record_submission(db, viewer.user, exercise, slugs, code, parsed)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return _failed(request, PracticeError("The results are not JSON.", field="results"))
     except PracticeError as error:
         return _failed(request, error)

@@ -9,7 +9,13 @@ from dataclasses import dataclass
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import (
+    DataError,
+    DBAPIError,
+    IntegrityError,
+    OperationalError,
+    SQLAlchemyError,
+)
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
@@ -158,6 +164,18 @@ def install_error_handlers(app: FastAPI, viewer_hooks: ViewerHooks | None = None
             "click). Reload the page to see what was saved, then try again."
         )
         return error_response(request, 409, message)
+
+    @app.exception_handler(DataError)
+    async def refused_value(request: Request, exc: DataError) -> Response:
+        # A DBAPIError too, but the database is up: it refused a value the request carried (a
+        # number out of its column's range, text it cannot store). Retrying would not help.
+        logger.warning("data error: %s", exc)
+        message = (
+            "The database refused a value in what you sent (a number out of range, or text it "
+            "cannot store), so nothing was saved. Go back to keep your text, change the value "
+            "and try again."
+        )
+        return error_response(request, 422, message)
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(DBAPIError)

@@ -94,3 +94,11 @@ def test_question_detail_carries_the_practice_fields(sqlite_client: TestClient) 
         "shown": "320 KiB",
         "tolerance": None,
     }
+
+
+def test_a_number_past_any_napkin_is_not_read(sqlite_client: TestClient) -> None:
+    """An exponent beyond ±30 is refused as a drill answer's is: no float overflow, and no
+    seconds of big-integer arithmetic for "1e9999999"."""
+    for text in ("1e309 tokens", "1e9999999 tokens", "4e-400 s"):
+        response = check(sqlite_client, text)
+        assert response.status_code == 200 and response.json()["numbers"] == [], text

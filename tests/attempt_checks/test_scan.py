@@ -89,3 +89,9 @@ def test_the_prompts_own_numbers_adjectives_included() -> None:
     assert [n.text for n in find_numbers(prompt)] == ["20 minutes", "3 replicas"]
     assert find_numbers("hung for 20 minutes")[0].value == Fraction(1200)
     assert find_numbers("a 20-minute hang") == []
+
+
+def test_an_exponent_past_thirty_is_not_read() -> None:
+    assert find_numbers("1e9999999 tokens and 3e31 GiB") == []
+    (number,) = find_numbers("1e30 tokens")
+    assert number.readings[0][0] == 10**30

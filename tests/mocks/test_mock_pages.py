@@ -192,3 +192,22 @@ def test_a_staff_mock_fills_from_intermediate_with_a_note(client, app, clock) ->
     assert re.search(
         r"Too few advanced questions in this focus: \d+ filled from intermediate", page
     )
+
+
+def test_a_refused_score_leaves_a_running_mock_running(client, app, clock) -> None:  # type: ignore[no-untyped-def]
+    signup(client)
+    token = csrf_token(client, "/mock")
+    base = _start(client, token).headers["location"]
+    client.post(f"{base}/warmup", data={"csrf_token": token, "answer": ""})
+    for number, band in (("99", "2"), ("1", "9")):
+        refused = client.post(
+            f"{base}/debrief/{number}/score", data={"csrf_token": token, "band": band}
+        )
+        assert refused.status_code in (404, 422), (number, band)
+    assert _mock(app).ended_at is None
+    saved = client.post(
+        f"{base}/step",
+        data={"csrf_token": token, "index": "0", "action": "save", "body": "Still going."},
+        follow_redirects=False,
+    )
+    assert saved.status_code in (200, 303)

@@ -169,3 +169,57 @@ def test_interviewer_url_shows_the_rubric_only_to_a_signed_in_member(
         assert shown.status_code == 200
         assert rubric not in shown.text and "1 of" in shown.text
         assert stranger.get("/mock/scorecards/not-a-real-token").status_code == 404
+
+
+def _visitor_mock(client) -> str:  # type: ignore[no-untyped-def]
+    token = csrf_token(client, "/mock")
+    client.post(
+        "/mock/start",
+        data={"csrf_token": token, "focus": "inference", "level": "mid", "minutes": "30"},
+    )
+    client.post("/mock/visitor/warmup", data={"csrf_token": token, "answer": ""})
+    return token
+
+
+def test_a_visitor_answer_is_measured_as_the_textarea_counts_it(client, app) -> None:  # type: ignore[no-untyped-def]
+    """Browsers send a textarea's line breaks as CRLF; its maxlength counts each as one."""
+    token = _visitor_mock(client)
+    body = ("x" * 1332 + "\r\n") * 15  # 20,010 characters as sent, 19,995 as typed
+    page = client.post(
+        "/mock/visitor/step",
+        data={"csrf_token": token, "index": "0", "action": "save", "body": body},
+    )
+    assert page.status_code == 200
+    assert body.replace("\r\n", "\n") in html.unescape(page.text)
+
+
+def test_a_mangled_carried_mock_does_not_stop_a_sign_up(client, app) -> None:  # type: ignore[no-untyped-def]
+    token = _visitor_mock(client)
+    signed_up = client.post(
+        "/signup",
+        data={"csrf_token": token, "email": unique_email(), "display_name": "Nested Texts",
+              "password": PASSWORD, "mock_texts": "[" * 5000 + "]" * 5000},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert signed_up.status_code == 303
+    assert client.get("/account").status_code == 200
+
+
+def test_an_interviewers_note_is_capped_as_the_textarea_counts_it(client, app) -> None:  # type: ignore[no-untyped-def]
+    from app.db.models.mocks import InterviewScorecard
+    from tests.helpers import signup
+
+    signup(client)
+    query = f"/mock/set?q={FREE}&level=senior&minutes=30"
+    token = csrf_token(client, query)
+    lines = ["line " + "x" * 94] * 20  # 99 characters a line: 1,999 with "\n", 2,018 with "\r\n"
+    saved = client.post(
+        "/mock/set/scorecard",
+        data={"csrf_token": token, "q": FREE, "level": "senior", "minutes": "30", "band0": "3",
+              "note0": "\r\n".join(lines), "summary": "\r\n".join(lines)},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert saved.status_code == 303
+    with app.state.db.reader() as db:
+        card = db.scalars(select(InterviewScorecard)).one()
+    assert card.scores[0]["note"] == "\n".join(lines) == card.summary

@@ -300,3 +300,11 @@ def test_each_exercise_has_a_discussion_thread(
     page = client.get(exercise.url).text
     assert "My approach: a deque for the free list." in page and "Discussion · 1" in page
     assert client.get(f"{exercise.url}/comments").status_code == 200
+
+
+def test_results_nested_past_the_parser_are_refused_clearly(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    signup(client)
+    response = submit(client, free(content_store), "x = 1\n", "[" * 5000 + "]" * 5000)
+    assert response.status_code == 422 and "not JSON" in response.json()["message"]
