@@ -9,15 +9,14 @@ from typing import Any
 from app.sizing import SizingRequest, get_gpu, load_preset, size
 
 MODEL, GPU, GPUS, CONTEXT = "llama-3.1-70b", "H200", 8, 32_768
-RESERVE = 5 * 1024**3
 
 
 @cache
 def showcase() -> dict[str, Any]:
     spec = load_preset(MODEL)
-    request = SizingRequest(
-        gpu=GPU, gpus=GPUS, context=CONTEXT, concurrency=1, reserve_bytes=RESERVE
-    )
+    # The calculator's defaults (its reserve estimated, not fixed), so the link opens on the
+    # same figures.
+    request = SizingRequest(gpu=GPU, gpus=GPUS, context=CONTEXT, concurrency=1)
     bf16 = size(spec, request).to_dict()
     fp8 = size(spec, dataclasses.replace(request, kv_dtype="fp8")).to_dict()
     return {

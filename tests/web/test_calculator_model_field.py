@@ -64,8 +64,11 @@ def test_typing_a_partial_id_answers_200_and_keeps_the_results(sqlite_client: Te
         response.text
     )
     assert "Did you mean" in response.text
+    # Said where it is seen, not only to a screen reader: the results shown are the last good ones.
+    assert '<p id="calc-stale" class="calc-stale" hx-swap-oob="outerHTML">' in response.text
     good = sqlite_client.get(url(), headers=LIVE)  # and a complete id swaps results in
     assert good.status_code == 200 and "hx-reswap" not in good.headers
+    assert '<p id="calc-stale" class="calc-stale" hidden>' in good.text
     typing_config = sqlite_client.post(
         "/calculator", data={"source": "config", "config": '{"model_type": "llama"'}, headers=LIVE
     )

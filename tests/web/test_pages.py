@@ -223,3 +223,13 @@ def test_cached_pages_are_compressed_once(
         assert hit.headers["etag"] == plain.headers["etag"]
         assert hit.text == plain.text  # the same page, decoded
     assert len(calls) == 1  # made once, on the first hit, then served as stored
+
+
+def test_the_home_example_agrees_with_the_calculator_it_links_to(sqlite_client: TestClient) -> None:
+    home = sqlite_client.get("/").text
+    sessions, fp8 = re.search(
+        r"Sessions that fit[^<]*</dt><dd>(\d+) <span[^>]*>→ (\d+) with an fp8", home
+    ).groups()
+    link = re.search(r'class="showcase-link" href="([^"]+)"', home).group(1)
+    calculator = sqlite_client.get(link.replace("&amp;", "&")).text
+    assert f"sequences ({sessions} → {fp8})" in calculator
