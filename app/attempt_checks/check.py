@@ -24,7 +24,7 @@ from app.drills.model import Mistake
 from app.drills.units import COUNT
 from app.sizing import SizingError
 
-from .match import ANSWER, GIVEN, NEAR, STATED, Candidate, match_numbers, tolerance_of
+from .match import ANSWER, GIVEN, NEAR, STATED, TOTAL, Candidate, match_numbers, tolerance_of
 from .scan import FoundNumber, find_givens, find_numbers
 from .show import show_figure, show_value
 
@@ -34,7 +34,9 @@ READS_NUMBERS_ONLY = (
     "judge your reasoning or your words. A number is graded against a key figure only when it "
     "is plausibly an attempt at it: the same kind (a count of sequences is never a count of "
     "tokens), and correct, a classic mistake, close, or the nearest figure within a factor of "
-    f"{_FACTOR}; numbers the question itself gives are not graded. The rubric does the rest."
+    f"{_FACTOR}; numbers the question itself gives are not graded, nor a size that is a count "
+    "your attempt states times a per-session or per-token figure (a total). The rubric does "
+    "the rest."
 )
 
 __all__ = [
@@ -64,9 +66,11 @@ class NumberCheck:
     mistake: Mistake | None
     value: Fraction | None = None  # the reading graded; None: the first
     # Why it was set aside: GIVEN (the question states it), STATED (the attempt has the figure
-    # right elsewhere), ANSWER (the worked answer gives it, for another step).
+    # right elsewhere), ANSWER (the worked answer gives it, for another step), TOTAL (a count
+    # the attempt states times the figure).
     aside: str | None = None
     near: Candidate | None = None  # the figure it would otherwise have been graded against
+    times: Fraction | None = None  # for TOTAL: the count
 
     @property
     def text(self) -> str:
@@ -140,7 +144,9 @@ def check_numbers(
         chosen = match.chosen
         if chosen is None:
             numbers.append(
-                NumberCheck(match.found, None, None, None, None, match.aside, match.near)
+                NumberCheck(
+                    match.found, None, None, None, None, match.aside, match.near, match.times
+                )
             )
         else:
             numbers.append(
@@ -190,6 +196,13 @@ def describe(check: NumberCheck) -> str:
         return (
             f"“{check.text}” is not graded against {figure.label}: your attempt states that "
             f"figure correctly ({show_figure(figure)}) elsewhere.{also}"
+        )
+    if check.aside == TOTAL and check.near is not None and check.times is not None:
+        figure = check.near.figure
+        return (
+            f"“{check.text}” is not graded against {figure.label}: it is {int(check.times):,} × "
+            f"{show_figure(figure)}, a total for the {int(check.times):,} {figure.per}s your attempt "
+            "states."
         )
     if check.aside == ANSWER and check.near is not None:
         return (

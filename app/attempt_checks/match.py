@@ -18,12 +18,15 @@ A number is graded against a figure only when it is plausibly an attempt at it:
 4. Not a contrast: once the attempt states a figure correctly, its other numbers are not graded
    wrong or close against that figure ("320 KiB per token; forgetting V gives 160 KiB" is
    right); they are set aside, saying so.
+5. Not a total: a size that is a count the attempt states times a per-sequence or per-token
+   figure ("8 sessions at 32K need 80 GiB" beside a 10 GiB session) is that total, not a wrong
+   attempt at the figure; it is set aside, saying so.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from app.content.key_figures import KeyFigure
@@ -38,6 +41,7 @@ MIN_ROUNDED_DIGITS = 2  # "10 GiB" for 10.0 GiB is right; "2 GiB" for 2.4 GiB is
 GIVEN = "given"  # the question's own prompt states it
 STATED = "stated"  # the attempt states the figure it is near correctly elsewhere
 ANSWER = "answer"  # the worked answer gives the same number, for another step
+TOTAL = "total"  # a count the attempt states times the figure it is near
 TIERS = (CORRECT, "mistake", CLOSE, "near")
 
 
@@ -59,8 +63,9 @@ class Match:
 
     found: FoundNumber
     chosen: Candidate | None
-    aside: str | None = None  # GIVEN | STATED
-    near: Candidate | None = None  # for STATED: the figure it would have been graded against
+    aside: str | None = None  # GIVEN | STATED | ANSWER | TOTAL
+    near: Candidate | None = None  # the figure it would otherwise have been graded against
+    times: Fraction | None = None  # for TOTAL: the count the figure was multiplied by
 
 
 def tolerance_of(figure: KeyFigure) -> Tolerance:
@@ -230,9 +235,30 @@ def match_numbers(
             matches.append(Match(found, None, STATED, opts[0]) if opts else Match(found, None))
         elif rest[0].tier >= 2 and _in_answer(found, answer):
             matches.append(Match(found, None, ANSWER, rest[0]))
+        elif (count := _total_of(found, rest[0].figure, numbers)) is not None:
+            matches.append(Match(found, None, TOTAL, rest[0], count))
         else:
             matches.append(Match(found, rest[0]))
     return [m for m in _one_near_number_per_figure(matches) if m is not None]
+
+
+def _total_of(found: FoundNumber, figure: KeyFigure, numbers: list[FoundNumber]) -> Fraction | None:
+    """The count of the attempt that makes ``found`` the total of that many of ``figure``
+    ("8 sessions" and "80 GiB" beside a 10 GiB session), if one does."""
+    if found.dimension != BYTES or found.per is not None or figure.per not in FIGURE_PERS:
+        return None
+    for count in numbers:
+        if count.dimension != COUNT or count.noun != f"{figure.per}s":
+            continue
+        for n, _ in count.readings:
+            if n < 2 or n.denominator != 1:
+                continue
+            total = replace(figure, value=n * figure.value)
+            for value, one in found.readings:
+                grade = _grade(value, one, found.digits, total, [])
+                if grade is not None and grade.tier == 0:
+                    return n
+    return None
 
 
 def _one_near_number_per_figure(matches: list[Match | None]) -> list[Match | None]:

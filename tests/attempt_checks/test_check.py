@@ -9,7 +9,7 @@ import pytest
 
 from app.attempt_checks import check_numbers, describe
 from app.attempt_checks.check import check_question, figure_mistakes, question_prompt, tolerance_of
-from app.attempt_checks.match import GIVEN
+from app.attempt_checks.match import GIVEN, TOTAL
 from app.attempt_checks.scan import find_givens
 from app.content.key_figures import KeyFigure
 from app.content.store import ContentStore
@@ -211,3 +211,19 @@ def test_a_figure_whose_own_value_does_not_read_back_is_a_content_error(
     assert "its own value as the page shows it (“8”) is not read as an attempt at it" in (
         problem.message
     )
+
+
+def test_a_total_for_sessions_the_attempt_counts_is_not_a_wrong_session(
+    content_store: ContentStore,
+) -> None:
+    """8 × 10 GiB is also the attention-heads mistake for one session (8 × too many heads); with
+    "8 users" in the attempt, 80 GiB is read as their total and set aside, not graded wrong."""
+    figs = figures(content_store, FLAGSHIP)
+    numbers = check_numbers("With 8 users at 32K that's 80 GiB of cache.", figs).numbers
+    total = next(n for n in numbers if n.text == "80 GiB")
+    assert (total.figure, total.verdict, total.aside) == (None, None, TOTAL)
+    assert "it is 8 × 10 GiB, a total for the 8 sequences" in describe(total)
+    alone = only("One 32K session holds 80 GiB.", figs)
+    assert (alone.verdict, alone.mistake.id) == ("wrong", "attention-heads")
+    unrelated = check_numbers("Across 3 sessions that is 80 GiB.", figs).numbers
+    assert next(n for n in unrelated if n.text == "80 GiB").verdict == "wrong"
