@@ -20,8 +20,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db.session import READ_ONLY_FLAG, SAFE_METHODS, Database
 
-# Unsafe-method endpoints that never write: they skip the gate and get a read-only session.
-READ_ONLY_PREFIXES = ("/api/v1/sizing", "/api/v1/drills/", "/calculator", "/comments/preview")
+# Unsafe-method endpoints that never write: they skip the gate and get a read-only session. The
+# ones that compute for seconds (the planner's search) must be here: inside the gate, one
+# visitor's search would hold every write on the site.
+READ_ONLY_PREFIXES = (
+    "/api/v1/sizing",
+    "/api/v1/plan",
+    "/api/v1/drills/",
+    "/api/v1/questions/",  # the numbers check
+    "/calculator",
+    "/planner",
+    "/comments/preview",
+)
 # Under those prefixes, the ones that do write (storing a pasted config behind a link).
 WRITING_PATHS = frozenset({"/calculator/share"})
 

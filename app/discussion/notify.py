@@ -91,7 +91,9 @@ def email_reply_later(request: Request, db: Session, reply: Post) -> None:
     replier = db.get(User, reply.author_id) if reply.author_id else None
     if recipient is None or replier is None or recipient.id == replier.id:
         return
-    if not recipient.notify_replies_by_email:
+    # Only to an address its owner has confirmed: anyone can type an address at sign-up, and a
+    # reply (whose name and text another member chooses) must not become mail to a stranger.
+    if not recipient.notify_replies_by_email or recipient.email_verified_at is None:
         return
     root = mail_base_url(request)
     link = root + post_link(reply.subject_type, reply.subject_slug, reply.id, newest=True)

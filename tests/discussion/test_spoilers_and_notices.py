@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 
+from sqlalchemy import update
 from starlette.testclient import TestClient
 
 from app.content.store import ContentStore
+from app.db.base import utcnow
+from app.db.models.accounts import User
 from tests.helpers import csrf_token, post_comment, post_form, post_id_from, sent_mail, signup
 
 
@@ -64,15 +67,22 @@ def test_replies_notify_and_can_email_with_one_click_unsubscribe(
     parent = post_id_from(post_comment(client, question.url, "Parent post"))
     replier = TestClient(client.app)
     signup(replier, name="Replier")
+    # None to an address its owner has not confirmed: anyone can type an address at sign-up.
     sent_before = len(sent_mail(client.app))
+    post_comment(replier, question.url, "An early reply", parent_id=parent)
+    assert len(sent_mail(client.app)) == sent_before
+    with client.app.state.db.writer() as db, db.begin():
+        db.execute(
+            update(User).where(User.display_name == "Original").values(email_verified_at=utcnow())
+        )
     post_comment(replier, question.url, "A thoughtful reply", parent_id=parent)
 
     header = client.get("/").text
-    assert re.search(r'class="notify-dot"[^>]*>1<', header)
+    assert re.search(r'class="notify-dot"[^>]*>2<', header)
     listing = client.get("/notifications").text
     assert "Replier" in listing and "A thoughtful reply" in listing
     # Reading the list is a GET and changes nothing; marking read is a POST.
-    assert re.search(r'class="notify-dot"[^>]*>1<', client.get("/").text)
+    assert re.search(r'class="notify-dot"[^>]*>2<', client.get("/").text)
     marked = post_form(client, "/notifications/read", {})
     assert marked.status_code in (200, 303)
     assert 'class="notify-dot"' not in client.get("/").text  # read now
