@@ -19,7 +19,7 @@ from app.accounts.routes import (
     account_subject,
     check,
     limiter,
-    remember_device,
+    renew_session,
     send_verification,
     sign_out_browser,
     too_many,
@@ -276,7 +276,7 @@ def update_password(
         )
     settle(attempt)
     response = done("password")
-    remember_device(request, response, user)
+    renew_session(request, response, db, user)  # a copied cookie of this session ends too
     return response
 
 
@@ -319,7 +319,7 @@ def revoke_other_sessions(
     )
     revoke_signed_credentials(db, user)
     response = done("others-revoked")
-    remember_device(request, response, user)
+    renew_session(request, response, db, user)  # a copied cookie of this session ends too
     return response
 
 

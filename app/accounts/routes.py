@@ -71,6 +71,13 @@ def check(request: Request, db: DbSession, limit: Limit, subject: str) -> Verdic
 def sign_in(request: Request, response: Response, db: DbSession, user, next_path: str) -> None:  # type: ignore[no-untyped-def]
     """Start a fresh session (a new id: no fixation), replace the old one, rotate CSRF, and
     remember this browser as one that signed in to the account."""
+    renew_session(request, response, db, user)
+    _record_answer_asked_for(request, db, user, next_path)
+
+
+def renew_session(request: Request, response: Response, db: DbSession, user) -> None:  # type: ignore[no-untyped-def]
+    """This browser's session replaced by a new one (and its CSRF token rotated): at sign-in,
+    and when a member ends every other session, so a copied cookie of this one ends too."""
     viewer = getattr(request.state, "viewer", None)
     if viewer is not None and viewer.session is not None:
         session_store.revoke(db, viewer.session.id, viewer.session.user_id)
@@ -86,7 +93,6 @@ def sign_in(request: Request, response: Response, db: DbSession, user, next_path
     cookies.set(response, SESSION, session_store.sign_token(secret, token), lifetime)
     remember_device(request, response, user)
     rotate_csrf(request, response)
-    _record_answer_asked_for(request, db, user, next_path)
 
 
 def remember_device(request: Request, response: Response, user) -> None:  # type: ignore[no-untyped-def]

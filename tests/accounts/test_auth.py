@@ -270,3 +270,21 @@ def test_sign_in_rotates_the_session(client: TestClient) -> None:
     assert client.cookies.get(SESSION_COOKIE) != first
     # The session from before sign-in is gone: a copied old cookie opens nothing.
     assert stolen.get("/account", follow_redirects=False).status_code == 303
+
+
+def test_a_copy_of_this_browsers_cookie_ends_with_a_password_change_or_sign_out_others(
+    client: TestClient,
+) -> None:
+    """ "This session kept" means this browser, not its cookie: a copy taken before the change
+    (the reason to change a password or end the other sessions) must stop working."""
+    signup(client)
+    for path, data in (
+        ("/account/password", {"current_password": PASSWORD, "new_password": "a fresh passphrase"}),
+        ("/account/sessions/revoke-others", {}),
+    ):
+        copy = TestClient(client.app)
+        copy.cookies.update(dict(client.cookies.items()))
+        assert copy.get("/account", follow_redirects=False).status_code == 200
+        assert post_form(client, path, data).status_code == 303
+        assert copy.get("/account", follow_redirects=False).status_code == 303, path
+        assert client.get("/account", follow_redirects=False).status_code == 200, path
