@@ -103,9 +103,14 @@ async def post_config(request: Request, db: DbSession) -> Response:
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "application/json":
         return _problem(415, "Send the body as application/json.")
+    # The limit first: a client over it costs no parse of a body of up to several MiB.
+    if request.app.state.settings.rate_limits:
+        limited = await run_in_threadpool(throttle, request, db, None, SHARES_PER_CLIENT)
+        if limited is not None:
+            return limited
     raw = await request.body()
     try:
-        data = parse_json_body(raw)
+        data = await run_in_threadpool(parse_json_body, raw)  # off the event loop
     except InvalidInput as invalid:
         return JSONResponse({"detail": invalid.errors}, status_code=422)
     if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
@@ -113,10 +118,6 @@ async def post_config(request: Request, db: DbSession) -> Response:
     name = data.get("name")
     if name is not None and (not isinstance(name, str) or len(name) > 100):
         return _problem(422, "a name of at most 100 characters", "name")
-    if request.app.state.settings.rate_limits:
-        limited = await run_in_threadpool(throttle, request, db, None, SHARES_PER_CLIENT)
-        if limited is not None:
-            return limited
     try:
         stored = await run_in_threadpool(store, db, data["config"], data.get("index"), name)
     except ShareError as error:

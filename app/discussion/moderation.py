@@ -172,7 +172,9 @@ def open_report_count(db: Session) -> int:
 
 def remove_member_contributions(db: Session, user: User) -> None:
     """Votes are taken back (scores stay exact); posts go, or stay as "deleted" placeholders
-    where others replied to them, with the text and the author removed."""
+    where others replied to them, with the text and the author removed. Reports they filed stay
+    for the moderators (the reason and the post), without the note, which is the member's text."""
+    db.execute(update(Report).where(Report.reporter_id == user.id).values(note=""))
     voted_posts = select(Vote.post_id).where(Vote.user_id == user.id).scalar_subquery()
     touched = set(
         db.execute(

@@ -112,3 +112,30 @@ def test_paused_accounts_cannot_post(client: TestClient, content_store: ContentS
     assert blocked.status_code == 403 and "paused your posting" in blocked.text
     assert "paused your posting" in author.get(question.url).text
     assert "suspend" in client.get("/moderation/log").text
+
+
+def test_a_deleted_reporters_report_stays_without_their_note(
+    client: TestClient, content_store: ContentStore
+) -> None:
+    from sqlalchemy import select
+
+    from app.db.models.discussion import Report
+    from tests.helpers import PASSWORD, post_form
+
+    question, _author, post_id = setup_thread(client, content_store)
+    reporter = TestClient(client.app)
+    signup(reporter)
+    token = csrf_token(reporter, question.url)
+    reporter.post(
+        f"/posts/{post_id}/report",
+        data={"reason": "spam", "note": "my own words about it", "csrf_token": token},
+    )
+    deleted = post_form(
+        reporter,
+        "/account/delete",
+        {"current_password": PASSWORD, "confirmation": "delete my account"},
+    )
+    assert deleted.status_code == 303
+    with client.app.state.db.reader() as db:
+        report = db.scalars(select(Report)).one()
+    assert (report.reason, report.note, report.reporter_id) == ("spam", "", None)

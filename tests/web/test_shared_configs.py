@@ -136,3 +136,6 @@ def test_shares_are_rate_limited_per_client(app_factory, database_url: str) -> N
             assert share(client, {"config": {**CONFIG, "n": n}}).status_code == 201
         refused = share(client, {"config": {**CONFIG, "n": 31}})
         assert refused.status_code == 429 and "retry-after" in refused.headers
+        # Over the limit, a body is not even parsed: a malformed one is refused for the limit.
+        unparsed = client.post("/api/v1/configs", content=b'{"config": [' * 1000, headers=JSON)
+        assert unparsed.status_code == 429
