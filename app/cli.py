@@ -18,6 +18,8 @@ Handler = Callable[[argparse.Namespace], int]
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from app.web.access_log import logging_config
+
     uvicorn.run(
         "app.main:create_app",
         factory=True,
@@ -29,6 +31,7 @@ def _serve(args: argparse.Namespace) -> int:
         proxy_headers=False,
         timeout_graceful_shutdown=20,
         log_level=args.log_level,
+        log_config=logging_config(),  # reset and unsubscribe tokens kept out of the access log
     )
     return 0
 
