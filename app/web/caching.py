@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app.web.csrf import csrf_token
+from app.web.deps import base_url
 from app.web.member_state import member_state_version
 from app.web.templating import is_htmx
 
@@ -132,6 +133,10 @@ def _lookup(request: Request, parts: Iterable[object]) -> tuple[str, bool, Respo
     etag = make_etag(
         [
             request.app.state.build_id,
+            # Pages link to themselves (canonical, og:url) at the site's address; without a
+            # configured public URL that is the Host header's, so one visitor's Host must not
+            # reach another visitor's copy.
+            base_url(request),
             request.url.path,
             request.url.query,
             # The same test that picks the template: a history restore asks for the full page.

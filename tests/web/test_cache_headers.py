@@ -46,3 +46,17 @@ def test_a_route_keeps_its_own_policy(sqlite_client: TestClient) -> None:
     assert sqlite_client.get("/healthz").headers["cache-control"] == "no-store"
     assert signup(sqlite_client).status_code == 303
     assert sqlite_client.get("/account").headers["cache-control"] == "private, no-store"
+
+
+def test_a_visitors_host_header_never_reaches_another_visitors_cached_page(
+    app_factory, sqlite_url: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Without a configured public URL (development) a page's canonical link follows the Host
+    header; the page cache must keep one visitor's Host out of another's copy."""
+    app = app_factory(sqlite_url, public_url="")
+    with TestClient(app) as client:
+        poisoned = client.get("/calculator", headers={"host": "evil.example"})
+        assert poisoned.status_code == 200 and "http://evil.example/calculator" in poisoned.text
+        clean = client.get("/calculator")
+        assert "evil.example" not in clean.text
+        assert clean.headers["etag"] != poisoned.headers["etag"]
