@@ -86,7 +86,7 @@ def install(app: FastAPI) -> tuple[APIRouter, ...]:
     from app.api import drills as drills_api
     from app.api import plan as plan_api
     from app.api import sizing as sizing_api
-    from app.discussion import moderation_routes, notify
+    from app.discussion import moderation_routes, notice_routes, notify
     from app.discussion import routes as discussion_routes
     from app.discussion.context import notification_context
     from app.discussion.subjects import post_link
@@ -126,6 +126,7 @@ def install(app: FastAPI) -> tuple[APIRouter, ...]:
         account_pages.router,
         account_routes.router,
         discussion_routes.router,
+        notice_routes.router,
         moderation_routes.router,
         notify.router,
         practice_routes.router,
