@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import re
 
+from sqlalchemy import select
 from starlette.testclient import TestClient
 
 from app.content.store import ContentStore
-from tests.helpers import csrf_token, make_role, post_comment, post_id_from, signup, unique_email
+from app.db.models.discussion import Report
+from tests.helpers import (
+    PASSWORD,
+    csrf_token,
+    make_role,
+    post_comment,
+    post_form,
+    post_id_from,
+    signup,
+    unique_email,
+)
 
 
 def setup_thread(client: TestClient, content_store: ContentStore):  # type: ignore[no-untyped-def]
@@ -18,18 +29,25 @@ def setup_thread(client: TestClient, content_store: ContentStore):  # type: igno
     return question, author, post_id
 
 
+def file_report(client: TestClient, question, post_id: int, note: str, htmx: bool = False):  # type: ignore[no-untyped-def]
+    """A new member reports the post as spam: (their client, the response)."""
+    reporter = TestClient(client.app)
+    signup(reporter)
+    token = csrf_token(reporter, question.url)
+    headers = {"HX-Request": "true"} if htmx else {}
+    response = reporter.post(
+        f"/posts/{post_id}/report",
+        data={"reason": "spam", "note": note, "csrf_token": token},
+        headers=headers,
+    )
+    return reporter, response
+
+
 def test_report_reaches_the_queue_and_hide_is_logged(
     client: TestClient, content_store: ContentStore
 ) -> None:
     question, author, post_id = setup_thread(client, content_store)
-    reporter = TestClient(client.app)
-    signup(reporter)
-    token = csrf_token(reporter, question.url)
-    reported = reporter.post(
-        f"/posts/{post_id}/report",
-        data={"reason": "spam", "note": "advert", "csrf_token": token},
-        headers={"HX-Request": "true"},
-    )
+    reporter, reported = file_report(client, question, post_id, "advert", htmx=True)
     assert reported.status_code == 200 and "moderator will look" in reported.text
 
     assert reporter.get("/moderation").status_code == 403  # members cannot see the queue
@@ -117,19 +135,8 @@ def test_paused_accounts_cannot_post(client: TestClient, content_store: ContentS
 def test_a_deleted_reporters_report_stays_without_their_note(
     client: TestClient, content_store: ContentStore
 ) -> None:
-    from sqlalchemy import select
-
-    from app.db.models.discussion import Report
-    from tests.helpers import PASSWORD, post_form
-
     question, _author, post_id = setup_thread(client, content_store)
-    reporter = TestClient(client.app)
-    signup(reporter)
-    token = csrf_token(reporter, question.url)
-    reporter.post(
-        f"/posts/{post_id}/report",
-        data={"reason": "spam", "note": "my own words about it", "csrf_token": token},
-    )
+    reporter, _ = file_report(client, question, post_id, "my own words about it")
     deleted = post_form(
         reporter,
         "/account/delete",
