@@ -20,7 +20,7 @@ def test_api_docs_keep_the_site_header(page) -> None:  # type: ignore[no-untyped
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto("/api/docs")
     page.wait_for_selector(".opblock-summary-path", timeout=20_000)
-    assert page.locator(".site-header .primary-nav a:visible").all_inner_texts()[-1] == "Drills"
+    assert page.locator(".site-header .primary-nav a:visible").all_inner_texts()[-1] == "Mock"
     shots = Path(__file__).parents[2] / "test-artifacts" / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "api-docs-phone.png"))
