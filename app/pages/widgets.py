@@ -22,8 +22,9 @@ from app.web.sizing_format import gib_input
 
 
 def form_from_block(model_id: str, request: SizingRequest) -> CalcForm:
-    """The block's request as calculator fields (tp blank when it is simply "all GPUs")."""
-    tp = "" if request.tp is None or request.tp == request.gpus else str(request.tp)
+    """The block's request as calculator fields; a tp the block states is kept (blank would let
+    the calculator choose its own default, the largest degree within one scale-up domain)."""
+    tp = "" if request.tp is None else str(request.tp)
     values = {
         **DEFAULTS,
         "model": model_id,

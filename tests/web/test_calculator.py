@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 from app.main import load_site_content
 from app.pages.calculator_form import read_form
 from app.pages.serve_command import hf_repo
+from app.pages.widgets import form_from_block
 from app.sizing import SizingRequest, list_presets, load_preset, load_preset_config, size
 from tests.conftest import make_settings
 from tests.helpers import CALCULATOR_SETUP as SETUP
@@ -386,6 +387,16 @@ def test_embeds_render_prefilled_with_unique_ids(embed_client) -> None:  # type:
     assert stats(client.get(link).text)["max_concurrency"] == f"{r['max_concurrency']:,}"
     second = html.split('class="sizing-embed"')[2]
     assert 'name="tp" type="number" value="1"' in second  # tp ≠ GPUs: a visible control
+
+
+def test_an_embed_keeps_a_tp_that_spans_every_gpu(sqlite_client: TestClient) -> None:
+    """tp = gpus is not the calculator's default (that stays within one scale-up domain): an
+    embed that dropped it showed 16 H200s as two TP-8 replicas under text about TP-16."""
+    request = SizingRequest(gpu="H200", gpus=16, tp=16, context=8192, weight_dtype="fp8")
+    form = form_from_block("deepseek-v3", request)
+    assert form.values["tp"] == "16"
+    html = sqlite_client.get("/calculator", params=form.values).text
+    assert "tp=16 spans more than one scale-up domain" in html
 
 
 def test_embed_fragment_updates_and_falls_back_to_the_calculator(embed_client) -> None:  # type: ignore[no-untyped-def]

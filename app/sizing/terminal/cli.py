@@ -78,7 +78,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--tp",
         type=int,
         default=None,
-        help="tensor parallel degree per replica (default: all GPUs)",
+        help="tensor parallel degree per replica (default: the largest legal degree within one scale-up domain; the other GPUs become replicas)",
     )
     parser.add_argument(
         "--context",
