@@ -6,7 +6,7 @@ import gc
 import hashlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 
 import anyio.to_thread
@@ -201,6 +201,16 @@ def _content_holder(settings: Settings, environment: Environment) -> ContentHold
     return ContentHolder(settings.content_dir, load, reload=reload)
 
 
+@cache
+def render_code_version() -> str:
+    """What this process stamps its render cache with: the code, templates and static assets it
+    renders with, hashed once, at its first content load. Hashing the files again at a later
+    reload would stamp pages this process rendered with its older code with the newer code's
+    version, and a process started on the new code would then trust them."""
+    fingerprint = AssetManifest(STATIC_DIR).fingerprint
+    return code_version([PROJECT_ROOT / "app", TEMPLATE_DIR], salt=fingerprint)
+
+
 def load_site_content(
     content_dir: Path,
     environment: Environment | None = None,
@@ -221,15 +231,14 @@ def load_site_content(
     assets = AssetManifest(STATIC_DIR)
     if environment is None:
         environment = make_environment({"static_url": assets.url, "level_labels": LEVEL_LABELS})
-    cache = None
+    store_cache = None
     if render_cache is not None:
-        version = code_version([PROJECT_ROOT / "app", TEMPLATE_DIR], salt=assets.fingerprint)
-        cache = RenderCache(render_cache, version, key=secret_key)
+        store_cache = RenderCache(render_cache, render_code_version(), key=secret_key)
     return load_content(
         content_dir,
         figures=render_live_figure,
         widgets=make_widget_renderer(environment),
-        cache=cache,
+        cache=store_cache,
         diagram_classes=stylesheet_classes((STATIC_DIR / "css" / "app.css").read_text()),
         check_exercises=check_exercises,
     )

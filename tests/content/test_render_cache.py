@@ -4,6 +4,7 @@ that renders it or to the file itself is never served stale."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -199,3 +200,27 @@ def test_the_card_ranking_is_reused_and_follows_a_changed_page(
         "paging",
         "kv-cache",
     ]
+
+
+def test_a_running_process_stamps_renders_with_the_code_it_started_with(
+    content: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Code edited under a running process (a deploy beside it, a developer's save) must not let
+    that process stamp what its older code renders with the new code's version: a process
+    started on the new code would trust those pages."""
+    import app.main
+
+    on_disk = iter(["code-at-start", "code-edited-later"])
+    monkeypatch.setattr(app.main, "code_version", lambda *args, **kwargs: next(on_disk))
+    app.main.render_code_version.cache_clear()
+    for path in content.rglob("*.md"):  # the fixture's stand-in figures → plain numbers
+        path.write_text(re.sub(r"\{\{ num value=(\d+) \}\}", r"\1", path.read_text()))
+    cache_file = tmp_path / "render.json"
+    try:
+        load_site_content(content, render_cache=cache_file)
+        page = content / "questions" / "first-question.md"
+        page.write_text(page.read_text() + "\nA sentence added while the process runs.\n")
+        load_site_content(content, render_cache=cache_file)  # a reload: content changed
+    finally:
+        app.main.render_code_version.cache_clear()
+    assert read_cache(cache_file)["version"] == "code-at-start"
