@@ -397,6 +397,8 @@ def test_an_embed_keeps_a_tp_that_spans_every_gpu(sqlite_client: TestClient) -> 
     assert form.values["tp"] == "16"
     html = sqlite_client.get("/calculator", params=form.values).text
     assert "tp=16 spans more than one scale-up domain" in html
+    embed = sqlite_client.get("/calculator/embed", params=form.values, headers=HX).text
+    assert "The TP 16 group spans more than one scale-up domain of 8 GPUs" in embed
 
 
 def test_embed_fragment_updates_and_falls_back_to_the_calculator(embed_client) -> None:  # type: ignore[no-untyped-def]
