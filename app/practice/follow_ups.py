@@ -37,7 +37,14 @@ KNOB_LABELS = {
     "kv_budget": "KV budget",
     "prompt_tokens": "Prompt tokens",
     "output_tokens": "Output tokens",
+    "prefix_hit": "Prefix-cache hit share",
+    "scale_out_gbps": "Link between scale-up domains",
+    "spec_tokens": "Draft tokens per step",
+    "spec_acceptance": "Draft acceptance rate",
+    "tpot_slo_ms": "TPOT target",
 }
+# Units a reader needs to read a knob's value.
+KNOB_UNITS = {"scale_out_gbps": "Gb/s", "tpot_slo_ms": "ms"}
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,8 @@ def knob_changes(question: Question, follow_up: FollowUp) -> list[KnobChange]:
 def _show(key: str, value: str) -> str:
     if value.isdigit() and key in {"context", "prompt_tokens", "output_tokens", "concurrency"}:
         return f"{int(value):,} tokens" if key != "concurrency" else f"{int(value):,}"
-    return value
+    unit = KNOB_UNITS.get(key)
+    return f"{value} {unit}" if unit else value
 
 
 @dataclass

@@ -89,3 +89,16 @@ def test_follow_up_out_of_range_is_404(client) -> None:  # type: ignore[no-untyp
     token = csrf_token(client, f"/questions/{FREE}")
     response = client.post(f"/questions/{FREE}/followups/9/reveal", data={"csrf_token": token})
     assert response.status_code == 404
+
+
+def test_every_knob_a_follow_up_turns_is_named_for_the_reader(content_store) -> None:  # type: ignore[no-untyped-def]
+    """A knob key without a label showed as its raw field name (scale_out_gbps: 504) in the
+    "what changed" line; every key the content uses must read as words, with its unit."""
+    from app.practice.follow_ups import KNOB_LABELS, knob_changes
+
+    for question in content_store.questions:
+        for follow_up in question.practice.follow_ups:
+            assert set(follow_up.knob) <= set(KNOB_LABELS), (question.slug, follow_up.knob)
+    pcie = next(q for q in content_store.questions if q.slug == "pcie-gpus-for-serving")
+    link = [c for f in pcie.practice.follow_ups for c in knob_changes(pcie, f)]
+    assert any(c.after == "504 Gb/s" for c in link), link
