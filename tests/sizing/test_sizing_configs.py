@@ -134,3 +134,15 @@ def test_jamba_and_falcon_h1_state():
     # every layer holds attention KV and Mamba-2 state
     assert h1.layers[0]["count"] == 32
     assert h1.state_bytes_per_sequence == 32 * (3 * (1024 + 2 * 256) * 2 + 128 * 8 * 256 * 2)
+
+
+def test_a_latent_family_whose_vllm_class_caches_heads_says_how_much_more():
+    """MiniCPM3 has latent projections; transformers and SGLang cache the latent (the figure),
+    but vLLM's class is plain attention over the decompressed heads, V padded to the key width."""
+    spec = parse_config(_extra("minicpm3-4b-style"))
+    assert size(spec, SizingRequest(gpu="B300", context=16)).kv_bytes_per_token == 62 * 576
+    note = next(n for n in spec.notes if "decompressed heads" in n)
+    assert "40 heads × 2 × 96 × 2 B = 15,360 B per layer, 27× as much" in note
+    assert not any("does not affect the cache" in n for n in spec.notes)
+    deepseek = load_preset("deepseek-v3")
+    assert not any("decompressed heads" in n for n in deepseek.notes)

@@ -68,6 +68,10 @@ class Layout:
     expert_width_key: str | None = None  # the experts' width key when not moe_intermediate_size
     per_layer_inputs: bool = False  # a token embedding per layer (Gemma 3n/4 PLE)
     lightning_indexer: bool = False  # MiniMax-M3: sparse layers carry an indexer (q/k, norms)
+    # latent projections, but vLLM's class is plain attention over the decompressed heads, V
+    # padded to K's width (vllm/model_executor/models/minicpm3.py), so that is what vLLM caches;
+    # transformers and SGLang cache the latent, which the figures count (a note says so)
+    mla_cached_as_heads: bool = False
     altup_laurel: bool = False  # Gemma 3n: AltUp streams and a LAuReL low-rank residual per layer
     hyper_connections: bool = False  # hc_mult residual streams mixed before and after each sublayer
     learned_positions: str | None = None  # the key giving the rows of an absolute position table

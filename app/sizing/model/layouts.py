@@ -40,7 +40,7 @@ LAYOUTS: dict[str, Layout] = {
     "granite_swa": LLAMA.with_(sinks=True, tied=True),
     "granitemoe_swa": LLAMA.with_(sinks=True),
     "granitemoeshared": LLAMA,
-    "minicpm3": LLAMA.with_(tied=True),
+    "minicpm3": LLAMA.with_(tied=True, mla_cached_as_heads=True),
     "diffllama": LLAMA.with_(head_dim_vectors=4),  # lambda_q1, lambda_k1, lambda_q2, lambda_k2
     "bitnet": LLAMA.with_(sub_norms=True),
     "ernie4_5": LLAMA.with_(tied=True),

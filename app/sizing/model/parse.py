@@ -67,7 +67,9 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
             "multi_query is true and new_decoder_architecture is false, so the model has one KV "
             f"head: num_kv_heads ({keys.raw('num_kv_heads')}) is ignored, as vLLM does."
         )
-    if keys.has("kv_lora_rank") and keys.has("num_key_value_heads"):
+    if keys.has("kv_lora_rank") and _vllm_caches_heads(keys):
+        notes.append(_heads_cached_note(keys, dims))
+    elif keys.has("kv_lora_rank") and keys.has("num_key_value_heads"):
         notes.append(
             "MLA caches one latent per token per layer; num_key_value_heads "
             f"({keys.raw('num_key_value_heads')}) does not affect the cache."
@@ -99,6 +101,27 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
         context_limit_source=limit.source,
         linears=_linears(keys, dims, layers, quantized=bool(qc)),
         quant=read_quantization(qc, keys.model_type) if qc else None,
+    )
+
+
+def _vllm_caches_heads(keys: Keys) -> bool:
+    lay = layout_of(keys.model_type)
+    return lay is not None and lay.mla_cached_as_heads
+
+
+def _heads_cached_note(keys: Keys, dims: Any) -> str:
+    """vLLM caches this latent-attention family's decompressed heads: how much more that is."""
+    rope = keys.int("qk_rope_head_dim")
+    qk_head = keys.int("qk_nope_head_dim", 128) + rope
+    latent = (keys.int("kv_lora_rank") + rope) * 2
+    heads = dims.heads * 2 * qk_head * 2  # K and V (padded to K's width) per head, bf16
+    return (
+        "These figures count one latent per token per layer, as transformers and SGLang cache "
+        f"this model ({latent:,} B per layer in bf16). vLLM's class for it is plain attention over "
+        f"the decompressed heads, V padded to the key width: {dims.heads} heads × 2 × {qk_head} × "
+        f"2 B = {heads:,} B per layer, {heads / latent:.0f}× as much, so under vLLM the same "
+        f"memory holds about 1/{heads / latent:.0f} of the tokens shown "
+        "(vllm/model_executor/models/minicpm3.py)."
     )
 
 
