@@ -1,4 +1,5 @@
-"""The model's context limit: max_position_embeddings, raised by YaRN, never lowered by llama3."""
+"""The model's context limit: the stated position keys, as vLLM 0.34 derives it; RoPE scaling
+never raises it."""
 
 from __future__ import annotations
 
@@ -14,19 +15,32 @@ def test_llama3_scaling_never_changes_the_limit():
     assert spec.context_limit_source == "max_position_embeddings"
 
 
-def test_yarn_raises_the_limit_to_factor_times_original():
-    config = load_preset_config("qwen3-8b")  # 40,960 as shipped; the card enables YaRN ×4
-    assert parse_config(config).context_limit == 40_960
+def test_a_yarn_block_does_not_raise_the_limit_and_a_note_says_how_to():
+    """vLLM 0.34 applies no YaRN factor to max_position_embeddings (vllm/config/model.py
+    _get_and_verify_max_len): Qwen3-8B with its card's YaRN x4 block but the shipped 40,960 still
+    serves 40,960, and refuses more, until the key is raised with the block."""
+    config = load_preset_config("qwen3-8b")
     config["rope_scaling"] = {
         "rope_type": "yarn",
         "factor": 4.0,
         "original_max_position_embeddings": 32_768,
     }
     spec = parse_config(config)
-    assert spec.context_limit == 131_072
-    assert spec.max_position_embeddings == 40_960
-    assert "yarn" in spec.context_limit_source
-    assert size(spec, SizingRequest(gpu="H200", context=131_072)).inputs["context"] == 131_072
+    assert spec.context_limit == 40_960
+    assert spec.context_limit_source.startswith("max_position_embeddings")
+    assert "YaRN" in spec.context_limit_source
+    [note] = [n for n in spec.notes if "YaRN" in n]
+    assert "4 × 32,768 = 131,072" in note and "set max_position_embeddings" in note
+    with pytest.raises(ContextLimitError) as refused:
+        size(spec, SizingRequest(gpu="H200", context=131_072))
+    assert "40,960" in refused.value.message and "YaRN" in refused.value.message
+
+    config["max_position_embeddings"] = 131_072
+    raised = parse_config(config)
+    assert raised.context_limit == 131_072
+    assert raised.context_limit_source == "max_position_embeddings"
+    assert not [n for n in raised.notes if "YaRN" in n]
+    assert size(raised, SizingRequest(gpu="H200", context=131_072)).inputs["context"] == 131_072
 
 
 def test_a_smaller_yarn_product_does_not_lower_the_limit():

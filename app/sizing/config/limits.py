@@ -2,14 +2,13 @@
 
 The limit is the smallest of the position keys vLLM reads (``max_position_embeddings``, GPT-2's
 ``n_positions``, MPT's ``max_seq_len``, ChatGLM's ``seq_length`` and others; a set
-``model_max_length`` wins outright). A YaRN ``rope_scaling`` (or transformers 5 ``rope_parameters``) whose
-``factor × original_max_position_embeddings`` is larger raises it, as vLLM derives
-``max_model_len`` for YaRN (vllm/config/model.py ``_get_and_verify_max_len``: for
-``rope_type == "yarn"`` the derived length is ``original_max_position_embeddings × factor``).
-llama3, longrope and default scaling never change it (vLLM skips them too), so Llama 3.1 stays at
-131,072. vLLM also multiplies the limit by ``factor`` for linear and dynamic scaling (except
-Gemma 3, whose limit is already scaled); we do not, because those configs already state the
-scaled length.
+``model_max_length`` wins outright). RoPE scaling never raises it: vLLM 0.34 applies no factor for
+yarn, llama3, longrope or su (vllm/config/model.py ``_get_and_verify_max_len``: "YaRN variants
+leave max_position_embeddings already scaled"), so a YaRN block added to a config whose
+``max_position_embeddings`` was not raised with it still serves only the stated length (older
+releases multiplied ``original_max_position_embeddings`` by ``factor``; ``yarn_note`` says so).
+vLLM also multiplies the limit by ``factor`` for linear and dynamic scaling (except Gemma 3, whose
+limit is already scaled); we do not, because those configs already state the scaled length.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ OVERRIDING_KEY = "model_max_length"
 @dataclass(frozen=True, slots=True)
 class ContextLimit:
     tokens: int | None  # None: the config states no limit
-    source: str  # e.g. "max_position_embeddings" or "rope_scaling (yarn): 40 × 4,096"
+    source: str  # the key it comes from, e.g. "max_position_embeddings"
 
 
 def _positions(keys: Keys) -> tuple[int | None, str | None]:
@@ -63,14 +62,30 @@ def stated_positions(keys: Keys) -> int | None:
 
 def context_limit(keys: Keys) -> ContextLimit:
     base, key = _positions(keys)
-    source = key or "no position limit in the config"
-    yarn = _yarn_length(keys)
-    if yarn is not None and (base is None or yarn[0] > base):
-        return ContextLimit(yarn[0], yarn[1])
-    return ContextLimit(base, source)
+    if key is None:
+        return ContextLimit(None, "no position limit in the config")
+    if _yarn_beyond(keys, base) is not None:
+        return ContextLimit(base, f"{key}, which vLLM does not scale by the YaRN factor")
+    return ContextLimit(base, key)
 
 
-def _yarn_length(keys: Keys) -> tuple[int, str] | None:
+def yarn_note(keys: Keys) -> str | None:
+    """Why a YaRN block that spans more than the stated positions does not raise the limit."""
+    base, key = _positions(keys)
+    found = _yarn_beyond(keys, base)
+    if found is None or key is None:
+        return None
+    tokens, factor, original = found
+    return (
+        f"rope_scaling's YaRN factor spans {factor} × {original:,} = {tokens:,} positions, but "
+        f"vLLM 0.34 keeps the limit at {key} ({base:,}): it no longer multiplies by the factor "
+        f"(vllm/config/model.py _get_and_verify_max_len). To serve {tokens:,} tokens, set {key} "
+        "to that with the YaRN block."
+    )
+
+
+def _yarn_beyond(keys: Keys, base: int | None) -> tuple[int, str, int] | None:
+    """A YaRN block's factor × original positions, when it exceeds the stated limit."""
     for name in ("rope_scaling", "rope_parameters"):
         scaling = keys.raw(name)
         if scaling is None:
@@ -95,8 +110,10 @@ def _yarn_length(keys: Keys) -> tuple[int, str] | None:
                 f"factor × original_max_position_embeddings is {tokens:,}, beyond any model",
                 field=keys.field(f"{name}.factor"),
             )
+        if base is not None and tokens <= base:
+            return None
         shown = f"{factor:g}" if isinstance(factor, float) else str(factor)
-        return tokens, f"{name} (yarn): {shown} × {original:,} original positions"
+        return tokens, shown, original
     return None
 
 
