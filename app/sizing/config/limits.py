@@ -6,7 +6,7 @@ The limit is the smallest of the position keys vLLM reads (``max_position_embedd
 yarn, llama3, longrope or su (vllm/config/model.py ``_get_and_verify_max_len``: "YaRN variants
 leave max_position_embeddings already scaled"), so a YaRN block added to a config whose
 ``max_position_embeddings`` was not raised with it still serves only the stated length (older
-releases multiplied ``original_max_position_embeddings`` by ``factor``; ``yarn_note`` says so).
+releases multiplied ``original_max_position_embeddings`` by ``factor``; the limit's note says so).
 vLLM also multiplies the limit by ``factor`` for linear and dynamic scaling (except Gemma 3, whose
 limit is already scaled); we do not, because those configs already state the scaled length.
 """
@@ -41,6 +41,7 @@ OVERRIDING_KEY = "model_max_length"
 class ContextLimit:
     tokens: int | None  # None: the config states no limit
     source: str  # the key it comes from, e.g. "max_position_embeddings"
+    note: str | None = None  # why a YaRN block spanning further does not raise it
 
 
 def _positions(keys: Keys) -> tuple[int | None, str | None]:
@@ -64,24 +65,17 @@ def context_limit(keys: Keys) -> ContextLimit:
     base, key = _positions(keys)
     if key is None:
         return ContextLimit(None, "no position limit in the config")
-    if _yarn_beyond(keys, base) is not None:
-        return ContextLimit(base, f"{key}, which vLLM does not scale by the YaRN factor")
-    return ContextLimit(base, key)
-
-
-def yarn_note(keys: Keys) -> str | None:
-    """Why a YaRN block that spans more than the stated positions does not raise the limit."""
-    base, key = _positions(keys)
     found = _yarn_beyond(keys, base)
-    if found is None or key is None:
-        return None
+    if found is None:
+        return ContextLimit(base, key)
     tokens, factor, original = found
-    return (
+    note = (
         f"rope_scaling's YaRN factor spans {factor} × {original:,} = {tokens:,} positions, but "
         f"vLLM 0.34 keeps the limit at {key} ({base:,}): it no longer multiplies by the factor "
         f"(vllm/config/model.py _get_and_verify_max_len). To serve {tokens:,} tokens, set {key} "
         "to that with the YaRN block."
     )
+    return ContextLimit(base, f"{key}, which vLLM does not scale by the YaRN factor", note)
 
 
 def _yarn_beyond(keys: Keys, base: int | None) -> tuple[int, str, int] | None:

@@ -13,7 +13,7 @@ from ..config.coverage import (
 )
 from ..config.derived import derive
 from ..config.keys import MAX_VOCAB, Keys, reject_non_decoders, unwrap
-from ..config.limits import context_limit, stated_positions, yarn_note
+from ..config.limits import context_limit, stated_positions
 from ..config.names import family_name
 from ..errors import ConfigError, SizingError, UnsupportedArchitectureError
 from .architecture import build_layers, decoder_dims
@@ -81,12 +81,11 @@ def _parse(raw: dict[str, Any], name: str | None) -> ModelSpec:
             "attention_chunk_size is ignored: hybrid_layer_pattern defines the sliding-window "
             "layers (vLLM drops the key for this reason)."
         )
-    yarn = yarn_note(keys)
-    if yarn:
-        notes.append(yarn)
+    limit = context_limit(keys)
+    if limit.note:
+        notes.append(limit.note)
     qc = quantization_config_of(wrapper, keys.raw("quantization_config"))
     quant = _quant_method(qc)
-    limit = context_limit(keys)
     return ModelSpec(
         name=name or _default_name(wrapper, keys),
         model_type=keys.display_type,
