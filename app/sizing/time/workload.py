@@ -108,7 +108,8 @@ def solve(
     time each spends prefilling (Little's law), share one step. Mixed, a step takes as many
     prompts' chunks as the budget leaves room for (vLLM's and TensorRT-LLM's schedulers keep
     admitting waiting requests until the step's token budget is spent), so under load the
-    steps carry several prompts at once; unmixed, one per rank.
+    steps carry several prompts at once; unmixed too (SGLang's ``get_new_batch_prefill`` adds
+    waiting requests to one prefill batch until its budget is spent).
 
     Saturated (prompts arrive faster than the budget can take them), every step is full:
     mixed, a decoding stream sees only full steps, so the decodes riding them settle where
@@ -177,8 +178,10 @@ def solve(
             )
         tpot = saturated_tpot if bound else tpot_at(rate)
         d_new = min(float(n), rate * out_steps * tpot) if out_steps else 0.0
-        per_step = max(1.0, room / chunk) if mixed else 1.0  # prompts one rank's step takes
-        # ... in each of the round's micro-batches (one per pipeline stage).
+        # Prompts one rank's step takes, mixed or not (SGLang's prefill batch, too, admits
+        # waiting requests until its budget is spent), in each of the round's micro-batches
+        # (one per pipeline stage).
+        per_step = max(1.0, room / chunk)
         k_new = max(1.0, min(lanes * per_step * stages, rate * work))
         if abs(d_new - d) < 2e-3 * n and abs(k_new - k) < 0.01 * k:
             d = d_new
