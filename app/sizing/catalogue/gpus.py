@@ -259,14 +259,14 @@ _CATALOGUE = (
         "MI325X",
         "AMD Instinct MI325X",
         "AMD",
-        256 * 1024 * MIB - 320 * MIB,
+        256 * 1024 * MIB - 16 * MIB,
         "256 GB HBM3e",
         6_000_000_000_000,
         1307.0,
         2615.0,
-        "estimate: 256 GiB less the 320 MiB the MI300X driver reports below its nominal 192 GiB; "
+        "estimate: 256 GiB less the 16 MiB a bare-metal MI300X reports below its nominal 192 GiB; "
         "no rocm-smi output, out-of-memory message or engine log for this part was found",
-        256 * 1024 * MIB - 320 * MIB,
+        256 * 1024 * MIB - 16 * MIB,
         "estimate: as memory_bytes (no rocm-smi output found)",
         memory_is_estimate=True,
     ),
@@ -274,14 +274,14 @@ _CATALOGUE = (
         "MI355X",
         "AMD Instinct MI355X",
         "AMD",
-        288 * 1024 * MIB - 320 * MIB,
+        288 * 1024 * MIB - 16 * MIB,
         "288 GB HBM3e",
         8_000_000_000_000,
         2516.6,
         5033.2,
-        "estimate: 288 GiB less the 320 MiB the MI300X driver reports below its nominal 192 GiB; "
+        "estimate: 288 GiB less the 16 MiB a bare-metal MI300X reports below its nominal 192 GiB; "
         "no rocm-smi output, out-of-memory message or engine log for this part was found",
-        288 * 1024 * MIB - 320 * MIB,
+        288 * 1024 * MIB - 16 * MIB,
         "estimate: as memory_bytes (no rocm-smi output found)",
         memory_is_estimate=True,
         spec_source=(
