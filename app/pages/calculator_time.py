@@ -160,11 +160,20 @@ def verdict(result: dict[str, Any], remedy_results: dict[str, dict[str, Any]]) -
     fix = remedy_results.get("fp8_kv")
     if fix and fix.get("tpot_ms") is not None and bound in ("kv_capacity", "kv_bandwidth"):
         head += (
-            f" FP8 KV takes sessions from {result['max_concurrency']:,} to "
-            f"{fix['max_concurrency']:,} and TPOT from {t['tpot_ms']:,.1f} to "
-            f"{fix['tpot_ms']:,.1f} ms."
+            f" With an FP8 KV cache {fix['max_concurrency']:,} sessions fit instead of "
+            f"{result['max_concurrency']:,}, and TPOT goes from {t['tpot_ms']:,.1f} ms with "
+            f"{running(t.get('batch'), result.get('replicas'))} running to "
+            f"{fix['tpot_ms']:,.1f} ms with {running(fix.get('batch'), fix.get('replicas'))}."
         )
     return head
+
+
+def running(batch: int | None, replicas: int | None) -> str:
+    """Sequences the time figures were taken at, all replicas (a remedy's may differ from the
+    sessions that fit: the load asked for can be smaller)."""
+    if batch is None:
+        return "—"
+    return f"{batch * (replicas or 1):,}"
 
 
 def _fixed(detail: dict[str, Any], step: str) -> str:

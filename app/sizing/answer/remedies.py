@@ -28,6 +28,7 @@ KEY_NUMBERS = (
     "kv_budget_bytes_per_gpu",
     "weights_bytes_per_gpu",
     "fits",
+    "replicas",
 )
 
 

@@ -221,7 +221,7 @@ def _kv_reason(
     else:
         holds = f"{held} = {per_replica * replicas:,}"
     return (
-        f"at {context:,} tokens one sequence needs {fmt_bytes(seq)} of cache per GPU; the KV "
+        f"at {context:,} tokens one sequence needs {fmt_bytes(seq, 2)} of cache per GPU; the KV "
         f"budget of {fmt_bytes(budget)} per GPU holds {holds}, fewer than the {want:,} requested"
     )
 
