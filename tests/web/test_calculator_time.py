@@ -156,6 +156,30 @@ def test_the_flagship_embed_scores_remedies_in_slo_units(sqlite_client: TestClie
     assert "Store the KV cache in fp8" in embed
 
 
+def test_remedy_times_say_how_many_sequences_they_ran_at(sqlite_client: TestClient) -> None:
+    """A remedy's capacity and its step times can describe different batches (the load asked for
+    may be below what now fits): the table and the verdict give both."""
+    html = unescape(sqlite_client.get("/questions/kv-bound-deployment").text)
+    start = html.index('class="embed-time"')
+    embed = html[start : html.index("</table>", start)]
+    fp8 = size(
+        load_preset("llama-3.1-70b"),
+        SizingRequest(gpu="H200", gpus=8, tp=8, context=32768, concurrency=128, kv_dtype="fp8"),
+    )
+    running = fp8.time["batch"] * fp8.replicas
+    assert running < fp8.max_concurrency  # the case the columns exist for
+    assert '<th scope="col">Sessions that fit</th><th scope="col">Running</th>' in embed
+    row = embed[embed.index("Store the KV cache in fp8") :]
+    row = row[: row.index("</tr>")]
+    cells = re.findall(r"<td>([^<]*)</td>", row)
+    assert cells[:2] == [f"{fp8.max_concurrency:,}", f"{running:,}"]
+    assert cells[3] == f"{fp8.time['tpot_ms']:,.1f}"
+    assert (
+        f"With an FP8 KV cache {fp8.max_concurrency:,} sessions fit" in embed
+        and f"{fp8.time['tpot_ms']:,.1f} ms with {running:,}." in embed
+    )
+
+
 def test_verdict_says_one_sequence_in_the_singular(sqlite_client: TestClient) -> None:
     params = {**FLAGSHIP, "concurrency": "1"}
     time = unescape(panel(sqlite_client.get("/calculator", params=params).text))
