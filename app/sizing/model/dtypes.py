@@ -17,8 +17,10 @@ from ..errors import ConfigError, SizingError
 # 9/16 byte per element. Only Blackwell-class GPUs run it (checked where the GPU is known).
 KV_DTYPE_BYTES: dict[str, int | Fraction] = {"bf16": 2, "fp16": 2, "fp8": 1, "fp4": Fraction(9, 16)}
 
-# Weight widths in bytes per parameter. int4 carries one fp16 scale per group of 128 weights
-# (GPTQ/AWQ-style group quantisation): 0.5 + 2/128 = 33/64 bytes per parameter.
+# Weight widths in bytes per parameter. int4 carries one fp16 scale per group of 128 weights, as a
+# symmetric checkpoint stores it (compressed-tensors W4A16): 0.5 + 2/128 = 33/64 bytes per parameter.
+# AWQ and GPTQ also store a packed zero point per group; a pasted config's quantization_config
+# counts it (precision.py).
 INT4_GROUP_SIZE = 128
 NVFP4_BLOCK = 16
 WEIGHT_DTYPE_BYTES: dict[str, Fraction] = {
