@@ -85,6 +85,9 @@ def test_usable_less_weights_and_reserve_is_the_pool(by_engine, engine):
     assert r.usable_bytes_per_gpu <= H200.memory_bytes
 
 
+BLOCK = {"vllm": 64, "sglang": 1, "trtllm": 32}
+
+
 def test_the_workload_runs_at_the_engines_own_capacity(llama70b):
     load = replace(REQUEST, prompt_tokens=1000, output_tokens=1000, max_throughput=True)
     streams = {}
@@ -92,10 +95,34 @@ def test_the_workload_runs_at_the_engines_own_capacity(llama70b):
         r = size(llama70b, replace(load, engine=engine, max_batch=100_000))
         w = r.workload
         assert w["limited_by"] == "memory", engine
-        sequences = r.kv_budget_bytes_per_gpu // (r.kv_bytes_per_token_per_gpu * 2000)
+        # Each sequence holds whole blocks: vLLM's 64 tokens, TensorRT-LLM's 32, SGLang's 1.
+        held = math.ceil(2000 / BLOCK[engine]) * BLOCK[engine]
+        sequences = r.kv_budget_bytes_per_gpu // (r.kv_bytes_per_token_per_gpu * held)
         assert w["running_per_replica"] == sequences, engine
         streams[engine] = sequences
     assert len(set(streams.values())) == 3
+
+
+def test_the_workload_holds_whole_blocks_on_every_attention_dp_rank():
+    """Under attention DP each rank holds its own sequences in whole blocks, so the workload's
+    streams are the engine table's, not the exact-token headline (17 a rank here, 16 in blocks)."""
+    r = size(
+        load_preset("glm-5"),
+        SizingRequest(
+            gpu="H200",
+            gpus=8,
+            tp=8,
+            ep=8,
+            dp_attention=True,
+            weight_dtype="fp8",
+            context=9000,
+            prompt_tokens=8000,
+            output_tokens=1000,
+            max_throughput=True,
+        ),
+    )
+    vllm = r.engines["vllm"]
+    assert r.workload["concurrency"] == vllm["max_concurrency"] < r.max_concurrency
 
 
 def test_an_explicit_reserve_or_budget_applies_under_every_rule(llama70b):

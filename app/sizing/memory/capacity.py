@@ -25,6 +25,7 @@ from ..units import fmt_bytes
 from .draft import draft_of
 from .engine_pool import RULE_ENGINES, engine_pool, memory_engine, share_of
 from .engine_weights import engine_weights_per_gpu, reserve_tp
+from .engines import ENGINE_RULES, Setup
 from .kv import CacheProfile, profile
 from .overhead import Overhead, trtllm_overhead, vllm_overhead
 
@@ -194,7 +195,7 @@ class Replica:
             for name in RULE_ENGINES
         }
         self.weights_per_gpu = self.weights_by_engine[engine]
-        self.spec = spec
+        self.spec, self.req, self.gpu = spec, req, gpu
         self._estimate = (spec, gpu, reserve_tp(tp, self.dp_attention, engine))
         self._batch_limits = (req.max_batch, req.max_num_tokens)  # vLLM's, when a launch sets them
         self.eager = req.enforce_eager  # no CUDA graphs captured, none reserved for
@@ -241,6 +242,29 @@ class Replica:
         if not self.fits_weights or self.budget <= 0:
             return 0
         return self.budget // per_seq * self.ranks if per_seq else MAX_SEQUENCES
+
+    def engine_sequences(self, context: int) -> int:
+        """Whole sequences of ``context`` tokens one replica holds in the chosen engine's pool, by
+        its rule and in its block granularity (``memory/engines.py``), each attention-DP rank
+        its own: what a workload on that engine runs. Plain PyTorch, which has no rule, takes
+        the exact count (``sequences``)."""
+        rule = ENGINE_RULES.get(self.req.engine or "vllm")
+        if rule is None or not self.fits_weights:
+            return self.sequences(context)
+        setup = Setup(
+            self.spec,
+            self.req,
+            self.gpu,
+            self.tp,
+            context,
+            1,
+            self.weights_per_gpu,
+            self.profile,
+            dp_attention=self.dp_attention,
+            weights_by_engine=self.weights_by_engine,
+            pp=self.pp,
+        )
+        return int(rule(setup)["sequences_per_replica"]) * self.ranks
 
 
 def with_draft(cache: CacheProfile, token_bytes: int) -> CacheProfile:

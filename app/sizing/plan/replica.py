@@ -26,7 +26,6 @@ from ..deployment.request import SizingRequest
 from ..errors import SizingError
 from ..lengths import output_spread
 from ..memory.capacity import Replica
-from ..memory.engines import ENGINE_RULES, Setup
 from ..memory.placement import resolve_layout
 from ..model.spec import ModelSpec
 from ..search import first_above
@@ -81,8 +80,8 @@ class ReplicaCurve:
         self.memory = Replica(spec, self.request, gpu, layout.tp, layout)
         mean = plan.prompt_tokens + plan.output_tokens
         # The engine's own pool: sequences of the mean length that fit, and one of the longest.
-        self.fit = self._engine_fit(spec, mean)
-        self.fits_longest = self._engine_fit(spec, plan.longest) >= 1
+        self.fit = self.memory.engine_sequences(mean)
+        self.fits_longest = self.memory.engine_sequences(plan.longest) >= 1
         self.load = _role_load(plan, role)
         self._states: dict[int, SteadyState] = {}
         self.model: ReplicaModel | None = None
@@ -102,27 +101,6 @@ class ReplicaCurve:
         twin.load = _role_load(plan, role)
         twin._states = {}
         return twin
-
-    def _engine_fit(self, spec: ModelSpec, tokens: int) -> int:
-        """Whole sequences of ``tokens`` one replica holds in the chosen engine's pool (each
-        attention-DP rank holds its own; plain PyTorch, which has no rule, takes the core's)."""
-        rule = ENGINE_RULES.get(self.request.engine or "vllm")
-        if rule is None or not self.memory.fits_weights:
-            return self.memory.sequences(tokens)
-        setup = Setup(
-            spec,
-            self.request,
-            self.gpu,
-            self.layout.tp,
-            tokens,
-            1,
-            self.memory.weights_per_gpu,
-            self.memory.profile,
-            dp_attention=self.memory.dp_attention,
-            weights_by_engine=self.memory.weights_by_engine,
-            pp=self.memory.pp,
-        )
-        return int(rule(setup)["sequences_per_replica"]) * self.memory.ranks
 
     @property
     def fits(self) -> bool:

@@ -176,7 +176,7 @@ def _estimate(
     longest = req.prompt_tokens + req.output_tokens
     # With outputs that vary, the running set's sequences average more than the mean request.
     held = max(longest, math.ceil(running_context(req.prompt_tokens, req.output_tokens, spread)))
-    fit = rep.sequences(held)
+    fit = rep.engine_sequences(held)  # the engine's pool, in its blocks, as the planner's
     limits = limits_for(req, gpu, rep, longest, fit)
     if reason is not None or replica is None:
         return reason or "not estimated", limits, profile
