@@ -25,7 +25,7 @@ def filtered_probs(logits, temperature, top_k, top_p):
     total = sum(weights)
     probs = [w / total for w in weights]
     if top_p < 1:
-        # Ascending by probability; equal probabilities put the higher id first (dropped first).
+        # Descending by probability, lower id first on ties; a token is dropped once the running sum reaches top_p.
         order = sorted((i for i in range(size) if probs[i] > 0), key=lambda i: (-probs[i], i))
         running = 0.0
         for position, token in enumerate(order):
