@@ -1,5 +1,5 @@
-"""Builds the nucleus from the top and stops before the token that crosses top_p, so the set
-it keeps covers less than top_p."""
+"""Builds the nucleus from the top and stops before the token that crosses top_p, so unless the
+most likely token alone reaches top_p, the set it keeps covers less than top_p."""
 
 import math
 
