@@ -149,6 +149,26 @@ class TimeEstimate(BaseModel):
     reason: str | None = Field(description="Why the figures are null, when they are.")
 
 
+class Architecture(BaseModel):
+    """The config's shape as the sizing read it; null where the model has no such part."""
+
+    hidden_size: int = Field(description="The model (residual-stream) width.")
+    num_layers: int
+    num_attention_heads: int
+    vocab_size: int
+    mlp_intermediate_size: int | None = Field(
+        description="The first dense MLP's width; null when every MLP is routed experts."
+    )
+    mlp_expansion: float | None = Field(description="mlp_intermediate_size ÷ hidden_size.")
+    experts: int | None = Field(description="Routed experts per MoE layer; null when dense.")
+    experts_per_token: int | None = Field(description="Routed experts each token uses (top-k).")
+    expert_intermediate_size: int | None = Field(description="One routed expert's MLP width.")
+    hidden_state_bytes_per_token: int = Field(
+        description="One token's hidden state in bf16 (hidden_size × 2 bytes): what a pipeline "
+        "stage boundary sends per token."
+    )
+
+
 class SizingResponse(BaseModel):
     """`size(...).to_dict()`: every number is an exact integer (bytes, tokens or a count)."""
 
@@ -221,6 +241,7 @@ class SizingResponse(BaseModel):
     workload: WorkloadEstimate | None = Field(
         None, description="Present when `prompt_tokens` and `output_tokens` are given."
     )
+    architecture: Architecture
     memory_breakdown: MemoryBreakdown
     memory_rule: MemoryRule
     engines: Engines

@@ -7,7 +7,8 @@
 Time figures (an engine's estimate, vLLM's by default) are the fields of the result's ``time``
 object, by bare name (``tpot_ms``, ``tokens_per_s``, ``ttft_ms``, ``ridge_batch`` …) or dotted into
 its parts (``bound_detail.kv_share``, ``breakdown_ms.kv``, ``slo.max_batch``), and of the
-``workload`` and ``layout`` objects, dotted (``workload.tpot_ms``, ``layout.replicas``). Each
+``workload`` and ``layout`` objects, dotted (``workload.tpot_ms``, ``layout.replicas``), and so is
+the config's shape (``architecture.mlp_expansion``, ``architecture.hidden_state_bytes_per_token``). Each
 engine's pool and the reserve's estimate are dotted too: ``engines.sglang.kv_capacity_tokens``,
 ``engines.trtllm.kv_pool_bytes_per_gpu``, ``memory_breakdown.activation_peak_bytes``.
 
@@ -158,12 +159,12 @@ def _time_lookup(record: dict[str, Any], field: str) -> float | int:
     return value
 
 
-NESTED = ("workload.", "layout.", "engines.", "memory_breakdown.")
+NESTED = ("workload.", "layout.", "engines.", "memory_breakdown.", "architecture.")
 
 
 def _nested_lookup(record: dict[str, Any], field: str) -> float | int:
-    """A dotted field of the workload, layout, engines or reserve-estimate object
-    (``workload.tpot_ms``, ``engines.sglang.kv_capacity_tokens``)."""
+    """A dotted field of the workload, layout, engines, reserve-estimate or architecture object
+    (``workload.tpot_ms``, ``engines.sglang.kv_capacity_tokens``, ``architecture.hidden_size``)."""
     if field.startswith("workload."):
         workload = record.get("workload")
         if workload is None:
@@ -177,6 +178,8 @@ def _nested_lookup(record: dict[str, Any], field: str) -> float | int:
         if not isinstance(holder, dict) or part not in holder:
             raise DirectiveError(f"the sizing has no field {field!r}")
         holder = holder[part]
+    if holder is None and field.startswith("architecture."):
+        raise DirectiveError(f"{field} is null: this model's config has no such part")
     if holder is None:
         raise DirectiveError(f"{field} is not estimated here: not asked")
     if isinstance(holder, bool) or not isinstance(holder, int | float):
@@ -280,7 +283,7 @@ def size_value(args: dict[str, str]) -> SizeValue:
         raise DirectiveError(str(error)) from None
     value = round_down(_lookup(record, field, f"the sizing of {args['model']}"), args)
     title = f"Computed by Prefill's sizing core from the {args['model']} config: {field}"
-    estimate = field not in record and not field.startswith("layout.")
+    estimate = field not in record and not field.startswith(("layout.", "architecture."))
     if estimate:  # an estimate: say whose (an engine table's row is that engine's rule)
         parts = field.split(".")
         engine = parts[1] if parts[0] == "engines" and len(parts) > 2 else None

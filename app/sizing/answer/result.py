@@ -51,6 +51,8 @@ class SizingResult:
     time: dict[str, Any] = field(default_factory=dict)  # timing.estimate: step time, TPOT, bound
     layout: dict[str, Any] = field(default_factory=dict)  # tp, pp, ep, replicas, domain crossing
     workload: dict[str, Any] | None = None  # serving.py: given prompt and output tokens
+    # The config's shape as read: hidden and MLP widths, experts (sizer._architecture).
+    architecture: dict[str, Any] = field(default_factory=dict)
     # The reserve's estimate: activation peak and CUDA graphs (memory/overhead.py).
     memory_breakdown: dict[str, Any] = field(default_factory=dict)
     # Which engine's start-up rule sized the pool above (memory/engine_pool.py).

@@ -127,6 +127,7 @@ def size(
         time=time_object(spec, req, gpu, layout, rep, context, per_replica),
         layout=layout.to_dict(),
         workload=workload_object(spec, req, gpu, layout, rep, context),
+        architecture=_architecture(spec),
         memory_breakdown=_breakdown(req, rep),
         memory_rule=_memory_rule(req, rep),
         engines=engines_side_by_side(
@@ -165,6 +166,29 @@ def check_kv_dtype(req: SizingRequest, gpu: GPU) -> None:
             "plain PyTorch has no FP4 KV cache; vLLM, SGLang and TensorRT-LLM do",
             field="kv_dtype",
         )
+
+
+# Activations run in the compute dtype: bf16 (2 bytes), as the KV cache does by default.
+ACTIVATION_BYTES = 2
+
+
+def _architecture(spec: ModelSpec) -> dict[str, Any]:
+    """The config's shape, as the sizing read it: what prose quotes (an MLP's width over the
+    model's, one token's hidden state at a pipeline boundary) is computed, not copied."""
+    p, h = spec.params, spec.hidden_size
+    mlp = p.dense_intermediate or None
+    return {
+        "hidden_size": h,
+        "num_layers": spec.num_layers,
+        "num_attention_heads": spec.num_attention_heads,
+        "vocab_size": spec.vocab_size,
+        "mlp_intermediate_size": mlp,
+        "mlp_expansion": mlp / h if mlp else None,
+        "experts": p.experts or None,
+        "experts_per_token": p.experts_per_token or None,
+        "expert_intermediate_size": p.expert_intermediate or None,
+        "hidden_state_bytes_per_token": h * ACTIVATION_BYTES,
+    }
 
 
 def _breakdown(req: SizingRequest, rep: Replica) -> dict[str, Any]:

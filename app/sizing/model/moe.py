@@ -54,6 +54,7 @@ class Moe:
         self.expert_inter = keys.int(moe_key) if self.experts else 0
         self.routed = 0  # routed-expert parameters summed over the MoE blocks counted so far
         self.layer = 0  # the layer whose MLP is being sized (per-layer widths)
+        self.dense_width = 0  # the first dense MLP's width, once one is sized (0: none yet)
         # Latent MoE (Nemotron-3 Super/Ultra): routed experts run in moe_latent_size, between a
         # down-projection (fc1_latent_proj) and an up-projection (fc2_latent_proj) of the block.
         self.latent = keys.opt_int("moe_latent_size") if self.experts else None
@@ -150,15 +151,20 @@ class Moe:
         bias = bias or (self.layout.bias_key is not None and keys.bool(self.layout.bias_key))
         if self.layout.moe_beside_mlp:
             wide = 2 if reuses_cache and keys.bool("use_double_wide_mlp") else 1
-            dense = self._mlp(wide * self._dense_intermediate(), bias)
+            dense = self._mlp(self._dense(wide * self._dense_intermediate()), bias)
             if not (self.experts and keys.bool("enable_moe_block")):
                 return dense, dense
             total, active = self._moe_block(bias)
             return dense + total, dense + active
         if not self.is_moe(i):
-            n = self._mlp(self._dense_intermediate(), bias)
+            n = self._mlp(self._dense(self._dense_intermediate()), bias)
             return n, n
         return self._moe_block(bias)
+
+    def _dense(self, width: int) -> int:
+        """A dense MLP's width, noting the first one (the model's MLP width, as reported)."""
+        self.dense_width = self.dense_width or width
+        return width
 
     def _moe_block(self, bias: bool) -> tuple[int, int]:
         keys, h, e, k = self.keys, self.h, self.experts, self.top_k

@@ -66,6 +66,7 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
         if layer.attention is not None and not layer.attention.shared:
             attention += attention_params(keys, h, lay, layer.attention)
     routed = moe.routed  # read before _mtp, whose blocks are not in the total
+    dense_width = moe.dense_width
     mtp = _mtp(keys, dims, lay, layers, moe)
     moe_layers = sum(1 for layer in layers if moe.is_moe(layer.index)) if moe.experts else 0
     return ParamCounts(
@@ -81,6 +82,7 @@ def count_params(keys: Keys, dims: Dims, layers: tuple[LayerSpec, ...]) -> Param
         attention,
         moe_layers,
         moe.expert_inter,
+        dense_width,
     )
 
 

@@ -151,6 +151,7 @@ class ParamCounts:
     attention: int = 0  # attention projections in total (replicated per rank under DP attention)
     moe_layers: int = 0  # layers whose MLP is routed experts
     expert_intermediate: int = 0  # one routed expert's MLP width
+    dense_intermediate: int = 0  # the first dense MLP's width (0 when every MLP is routed)
 
 
 @dataclass(frozen=True, slots=True)
