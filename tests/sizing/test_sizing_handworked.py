@@ -216,7 +216,7 @@ def test_every_number_is_an_int():
             "memory_breakdown",  # estimates with their formulas: test_sizing_engines.py
             "engines",
             "memory_rule",  # whose rule sized the pool, in words: test_sizing_engine_memory.py
-            "architecture",  # the config's shape, with one ratio: test_architecture.py
+            "architecture",  # the config's shape, with one ratio: test_config_shape.py
         ):
             continue
         assert value is None or isinstance(value, bool | int), key
