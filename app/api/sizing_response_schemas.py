@@ -167,6 +167,14 @@ class Architecture(BaseModel):
         description="One token's hidden state in bf16 (hidden_size × 2 bytes): what a pipeline "
         "stage boundary sends per token."
     )
+    num_key_value_heads: int | None = Field(
+        description="K/V heads of the full-attention layers (else of the first attention layer); "
+        "null for MLA, whose cache holds one latent per token, and for attention-free models."
+    )
+    head_dim: int | None = Field(description="K head size (MLA: the decompressed head's).")
+    v_head_dim: int | None = Field(description="V head size (MLA: the decompressed head's).")
+    kv_lora_rank: int | None = Field(description="MLA's latent rank; null without MLA.")
+    qk_rope_head_dim: int | None = Field(description="MLA's decoupled RoPE key; null without.")
 
 
 class SizingResponse(BaseModel):

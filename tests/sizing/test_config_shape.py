@@ -61,6 +61,24 @@ def test_an_all_moe_model_has_no_dense_mlp_width() -> None:
     assert arch["expert_intermediate_size"] == 14336
 
 
+def test_attention_heads_come_from_the_full_attention_layers() -> None:
+    """gpt-oss-20b alternates sliding and full layers of the same shape; Qwen3-Next's only
+    attention layers are its full ones, between linear-attention blocks."""
+    assert (
+        architecture("gpt-oss-20b")["num_key_value_heads"],
+        architecture("gpt-oss-20b")["head_dim"],
+    ) == (8, 64)
+    qwen = architecture("qwen3-next-80b-a3b")
+    assert (qwen["num_key_value_heads"], qwen["head_dim"], qwen["kv_lora_rank"]) == (2, 256, None)
+
+
+def test_mla_reports_its_latent_not_a_kv_head_count() -> None:
+    arch = architecture("deepseek-v3")
+    assert arch["num_key_value_heads"] is None
+    assert (arch["kv_lora_rank"], arch["qk_rope_head_dim"]) == (512, 64)
+    assert (arch["head_dim"], arch["v_head_dim"]) == (192, 128)
+
+
 def figure(source: str) -> str:
     return render_figure(parse_figure(source))
 

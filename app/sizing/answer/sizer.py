@@ -14,7 +14,7 @@ from ..memory.engines import Setup, engines_side_by_side
 from ..memory.kv import CacheProfile, profile
 from ..memory.placement import resolve_layout
 from ..model.dtypes import kv_dtype_bytes
-from ..model.spec import ModelSpec
+from ..model.spec import FULL, Attention, ModelSpec
 from ..time.estimates import time_object, workload_object
 from ..units import fmt_bytes
 from .notes import sizing_notes
@@ -177,6 +177,8 @@ def _architecture(spec: ModelSpec) -> dict[str, Any]:
     model's, one token's hidden state at a pipeline boundary) is computed, not copied."""
     p, h = spec.params, spec.hidden_size
     mlp = p.dense_intermediate or None
+    attention = _reference_attention(spec)
+    mla = attention is not None and attention.is_mla
     return {
         "hidden_size": h,
         "num_layers": spec.num_layers,
@@ -188,7 +190,20 @@ def _architecture(spec: ModelSpec) -> dict[str, Any]:
         "experts_per_token": p.experts_per_token or None,
         "expert_intermediate_size": p.expert_intermediate or None,
         "hidden_state_bytes_per_token": h * ACTIVATION_BYTES,
+        # The full-attention layers' heads (else the first attention layer's): MLA caches one
+        # latent, so it has no K/V head count; its head sizes are the decompressed heads'.
+        "num_key_value_heads": None if attention is None or mla else attention.num_kv_heads,
+        "head_dim": attention.head_dim if attention else None,
+        "v_head_dim": attention.v_head_dim if attention else None,
+        "kv_lora_rank": attention.kv_lora_rank if mla else None,
+        "qk_rope_head_dim": attention.qk_rope_head_dim if mla else None,
     }
+
+
+def _reference_attention(spec: ModelSpec) -> Attention | None:
+    layers = [c.attention for c in spec.classes if c.attention is not None]
+    full = [a for a in layers if a.kind == FULL]
+    return (full or layers or [None])[0]
 
 
 def _breakdown(req: SizingRequest, rep: Replica) -> dict[str, Any]:
