@@ -163,6 +163,7 @@ class Architecture(BaseModel):
     experts: int | None = Field(description="Routed experts per MoE layer; null when dense.")
     experts_per_token: int | None = Field(description="Routed experts each token uses (top-k).")
     expert_intermediate_size: int | None = Field(description="One routed expert's MLP width.")
+    moe_layers: int | None = Field(description="Layers whose MLP is routed experts.")
     hidden_state_bytes_per_token: int = Field(
         description="One token's hidden state in bf16 (hidden_size × 2 bytes): what a pipeline "
         "stage boundary sends per token."
@@ -175,6 +176,9 @@ class Architecture(BaseModel):
     v_head_dim: int | None = Field(description="V head size (MLA: the decompressed head's).")
     kv_lora_rank: int | None = Field(description="MLA's latent rank; null without MLA.")
     qk_rope_head_dim: int | None = Field(description="MLA's decoupled RoPE key; null without.")
+    kv_latent_dim: int | None = Field(
+        description="Values MLA caches per token per layer: kv_lora_rank + qk_rope_head_dim."
+    )
 
 
 class SizingResponse(BaseModel):

@@ -50,6 +50,7 @@ def test_an_moe_model_with_dense_layers_reports_both_widths() -> None:
     experts of moe_intermediate_size."""
     arch = architecture("deepseek-v3")
     assert arch["mlp_intermediate_size"] == 18432
+    assert arch["moe_layers"] == 58  # 61 layers, the first three dense (first_k_dense_replace)
     assert (arch["experts"], arch["experts_per_token"]) == (256, 8)
     assert arch["expert_intermediate_size"] == 2048
 
@@ -76,6 +77,7 @@ def test_mla_reports_its_latent_not_a_kv_head_count() -> None:
     arch = architecture("deepseek-v3")
     assert arch["num_key_value_heads"] is None
     assert (arch["kv_lora_rank"], arch["qk_rope_head_dim"]) == (512, 64)
+    assert arch["kv_latent_dim"] == 576
     assert (arch["head_dim"], arch["v_head_dim"]) == (192, 128)
 
 

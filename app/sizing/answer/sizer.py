@@ -189,6 +189,7 @@ def _architecture(spec: ModelSpec) -> dict[str, Any]:
         "experts": p.experts or None,
         "experts_per_token": p.experts_per_token or None,
         "expert_intermediate_size": p.expert_intermediate or None,
+        "moe_layers": p.moe_layers or None,
         "hidden_state_bytes_per_token": h * ACTIVATION_BYTES,
         # The full-attention layers' heads (else the first attention layer's): MLA caches one
         # latent, so it has no K/V head count; its head sizes are the decompressed heads'.
@@ -197,6 +198,8 @@ def _architecture(spec: ModelSpec) -> dict[str, Any]:
         "v_head_dim": attention.v_head_dim if attention else None,
         "kv_lora_rank": attention.kv_lora_rank if mla else None,
         "qk_rope_head_dim": attention.qk_rope_head_dim if mla else None,
+        # What MLA caches per token per layer: the latent plus the decoupled RoPE key.
+        "kv_latent_dim": attention.kv_lora_rank + attention.qk_rope_head_dim if mla else None,
     }
 
 
