@@ -55,6 +55,15 @@ def test_an_moe_model_with_dense_layers_reports_both_widths() -> None:
     assert arch["expert_intermediate_size"] == 2048
 
 
+def test_a_hybrid_counts_only_its_moe_blocks() -> None:
+    """Nemotron-H's pattern interleaves Mamba-2 (M), MoE (E) and attention (*) blocks: only the
+    E blocks route to experts (the time model reads the count too)."""
+    config = text_config("nemotron-3-nano-30b-a3b")
+    assert architecture("nemotron-3-nano-30b-a3b")["moe_layers"] == config[
+        "hybrid_override_pattern"
+    ].count("E")
+
+
 def test_an_all_moe_model_has_no_dense_mlp_width() -> None:
     """Mixtral's intermediate_size is its experts' width, not a dense MLP's."""
     arch = architecture("mixtral-8x7b")

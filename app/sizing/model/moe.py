@@ -109,6 +109,8 @@ class Moe:
         keys = self.keys
         if not self.experts:
             return False
+        if keys.model_type == "nemotron_h":  # the hybrid pattern says which blocks are MoE
+            return self.nemotron_moe(i)
         if keys.model_type == "llama4_text":
             listed = layer_index_set(keys, "moe_layers", self.n_layers)
             if listed is not None:
@@ -211,5 +213,5 @@ class Moe:
     def nemotron_block(self, i: int) -> tuple[int, int]:
         if self.nemotron_moe(i):
             return self._moe_block(False)
-        n = self._mlp(self._dense_intermediate(), self.keys.bool("mlp_bias"))
+        n = self._mlp(self._dense(self._dense_intermediate()), self.keys.bool("mlp_bias"))
         return n, n
