@@ -151,7 +151,7 @@ def test_check_sources_and_tolerances(flagship) -> None:  # type: ignore[no-unty
 
 def test_a_check_must_be_a_figure_the_answer_states(flagship) -> None:  # type: ignore[no-untyped-def]
     def unstated(data: dict[str, Any]) -> None:
-        data["checks"][0]["size"] = {"model": "llama-3.1-8b", "field": "kv_bytes_per_token"}
+        data["checks"][0]["size"] = {"model": "gpt2", "field": "kv_bytes_per_token"}
 
     (error,) = problems(flagship, unstated)
     assert error.startswith("checks.0.kv-per-token: the answer states no live figure equal to this")
