@@ -16,6 +16,7 @@ from ..memory.placement import resolve_layout
 from ..model.dtypes import kv_dtype_bytes
 from ..model.spec import FULL, Attention, ModelSpec
 from ..time.estimates import time_object, workload_object
+from ..time.step_model import ACTIVATION_BYTES  # the compute dtype's bytes (bf16)
 from ..units import fmt_bytes
 from .notes import sizing_notes
 from .result import SizingResult
@@ -166,10 +167,6 @@ def check_kv_dtype(req: SizingRequest, gpu: GPU) -> None:
             "plain PyTorch has no FP4 KV cache; vLLM, SGLang and TensorRT-LLM do",
             field="kv_dtype",
         )
-
-
-# Activations run in the compute dtype: bf16 (2 bytes), as the KV cache does by default.
-ACTIVATION_BYTES = 2
 
 
 def _architecture(spec: ModelSpec) -> dict[str, Any]:
