@@ -4,6 +4,7 @@ own limits, and prefill attention's share by sequence length."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -23,7 +24,7 @@ from app.sizing.memory.placement import resolve_layout
 from app.sizing.time.admission import cap, lane_budget
 from app.sizing.time.attention_cost import L_HALF
 from app.sizing.time.estimates import replica_model
-from app.sizing.time.moe import rank_imbalance
+from app.sizing.time.moe import MoeShape, expected_tiles, m_tile, rank_imbalance
 from app.sizing.time.precision_rates import (
     matmul_rate,
     prefill_attention_tflops,
@@ -47,6 +48,50 @@ def test_rank_imbalance_reproduces_the_published_statistic():
     assert by_ep == sorted(by_ep) and by_ep[0] > 1.0
     # A few tokens per expert add the multinomial draw's own spread.
     assert rank_imbalance(256, 8, 8, 16) > rank_imbalance(256, 8, 8, 8192)
+
+
+
+def test_the_moe_tile_follows_the_tokens_per_expert():
+    # triton_kernels (vLLM 0.34, MXFP4 experts on Hopper): next_pow2(tokens · k // E), 16 to 128.
+    assert [m_tile(x) for x in (0.3, 1, 16, 16.9, 17, 33, 64, 65, 500)] == [
+        16, 16, 16, 16, 32, 64, 64, 128, 128,
+    ]
+
+
+@pytest.mark.parametrize("mean, block", [(0.5, 16), (3.0, 16), (40.0, 64), (70.0, 128), (900.0, 128)])
+def test_expected_tiles_match_the_poisson_sum(mean, block):
+    # Each expert pays whole tiles for its own count: Σ_n ceil(n / block) · P(n), summed exactly
+    # in log space here (the code sums small means term by term and approximates large ones).
+    def pmf(n):
+        return math.exp(n * math.log(mean) - mean - math.lgamma(n + 1))
+
+    top = int(mean + 15 * math.sqrt(mean) + 30)
+    exact = sum(math.ceil(n / block) * pmf(n) for n in range(1, top))
+    assert expected_tiles(mean, block) == pytest.approx(exact, rel=0.005)
+    assert expected_tiles(mean, block) > mean / block  # never below the tiles of the mean
+
+
+def test_moe_padding_has_no_step_at_the_expert_count():
+    # gpt-oss-120b's shape: 128 experts, top-4. One extra token must not double the padded work.
+    shape = MoeShape(
+        experts=128, top_k=4, moe_layers=36, expert_intermediate=2880, hidden=2880, tp=1, ep=1
+    )
+    pads = [shape.padding(t) for t in range(96, 160)]
+    assert max(b / a for a, b in zip(pads, pads[1:])) < 1.05
+    # Many rows per expert: about half a 128-row tile wasted each (64 of 256 rows, 64 of 2,048).
+    assert shape.padding(8192) == pytest.approx(1.25, abs=0.02)
+    assert shape.padding(65536) == pytest.approx(1.03, abs=0.01)
+    assert shape.padding(1) > 10  # one token's four rows fill 16-row tiles
+
+
+def test_moe_step_grows_smoothly_past_the_expert_count():
+    spec = load_preset("gpt-oss-120b")
+
+    def tpot(batch):
+        req = SizingRequest(gpu="H200", gpus=1, concurrency=batch, context=4096)
+        return size(spec, req).to_dict()["time"]["tpot_ms"]
+
+    assert tpot(129) / tpot(128) < 1.02
 
 
 def test_trtllm_bench_picks_its_limits_as_its_code_does(deepseek):

@@ -5,15 +5,18 @@
   batch). Sharded over ``ep`` GPUs, each holds E/ep whole experts and reads those touched; split
   across the group instead (ep = 1), each holds 1/tp of every expert and reads that slice of
   each one touched. The expected bytes per GPU are the same; the matrices are not.
-- **Grouped GEMM.** Fused MoE kernels pad each expert's tokens up to the kernel's M block (vLLM
-  ``fused_moe`` ``moe_align_block_size``; DeepGEMM's contiguous layout aligns each expert segment
-  to its M block) and its output columns to the N block. vLLM's default config
-  (``get_default_config``, through 0.16) takes BLOCK_SIZE_M 16 while a batch has no more tokens
-  than experts, 64 beyond, and BLOCK_SIZE_N 64: a few tokens per expert, or an expert split so thin
-  that its slice is narrower than a block, waste tensor-core work in proportion. From 0.17 that
-  fallback (bf16 and per-tensor fp8) scales its blocks with the batch (M 16 up to 32 tokens, then 32, 64 and 128; N 64 up to
-  64 tokens, then 128), and tuned config files, where shipped, set their own; the blocks here are
-  the older rule, kept as one stated choice.
+- **Grouped GEMM.** Fused MoE kernels pad each expert's tokens up to the kernel's M tile (vLLM
+  ``fused_moe`` ``moe_align_block_size``; triton_kernels' ``n_tiles = cdiv(hist, block_m)``;
+  DeepGEMM's contiguous layout aligns each expert segment to its M block) and its output columns
+  to the N block (64 here). The M tile follows the tokens per expert: triton_kernels, which vLLM
+  0.34 runs for MXFP4 experts on Hopper, takes next_pow2(tokens × k ÷ E) clamped to 16-128
+  (``opt_flags.make_default_opt_flags_nvidia``); the tuned configs vLLM and SGLang ship grow their
+  tiles with the batch the same way, and TensorRT-LLM's autotuner picks a tile per shape. Each
+  expert's count varies about that mean (Poisson under uniform routing), and each expert pays
+  for whole tiles, so the padding is the expected tiles per expert, not the mean's: at about a
+  tile's worth of tokens per expert it is near 1.5, not 1. A few tokens per expert, or an expert
+  split thinner than an N block, waste tensor-core work; it costs time only where the products
+  are compute-bound.
 - **Load imbalance across EP ranks.** Real routers are not uniform: sharded over ``ep`` GPUs,
   the busiest rank's experts receive more tokens than the mean, and the step waits for it (its
   grouped products and the tokens it receives). TensorRT-LLM's measurement of DeepSeek-R1
@@ -39,10 +42,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
 
-BLOCK_M_SMALL, BLOCK_M_LARGE, BLOCK_N = 16, 64, 64
+BLOCK_M_MIN, BLOCK_M_MAX, BLOCK_N = 16, 128, 64
+POISSON_EXACT = 64  # mean tokens per expert up to which the tile count sums the Poisson terms
 DISPATCH_BYTES, COMBINE_BYTES = 1, 2  # DeepEP sends fp8 tokens out and bf16 results back
 EXPERT_LOAD_CV = 164.1 / 128  # per-expert routed tokens, std / mean (TensorRT-LLM blog 4)
 HEAVY_TAIL = 1.66  # the busiest rank's excess beyond a normal maximum, at the blog's EP 32
+_PHI = NormalDist().cdf
 
 
 @lru_cache(maxsize=64)
@@ -70,6 +75,36 @@ def experts_touched(experts: int, top_k: int, tokens: float) -> float:
     return experts * (1 - (1 - top_k / experts) ** tokens)
 
 
+def m_tile(mean_rows: float) -> int:
+    """The grouped GEMM's M tile for ``mean_rows`` routed rows per expert (triton_kernels' rule:
+    the next power of two of the whole rows per expert, at least one, clamped to 16-128)."""
+    rows = max(1, int(mean_rows))
+    return max(BLOCK_M_MIN, min(1 << (rows - 1).bit_length(), BLOCK_M_MAX))
+
+
+def expected_tiles(mean_rows: float, block_m: int) -> float:
+    """Expected M tiles of one expert, E[ceil(n / block_m)], with n ~ Poisson(``mean_rows``)
+    (uniform routing of many tokens; an expert no token reaches costs none)."""
+    if mean_rows <= 0:
+        return 0.0
+    if mean_rows <= POISSON_EXACT:
+        term, total, n = math.exp(-mean_rows), 0.0, 0
+        last = int(mean_rows + 12 * math.sqrt(mean_rows) + 20)
+        while n < last:
+            n += 1
+            term *= mean_rows / n
+            total += -(-n // block_m) * term
+        return total
+    # E[ceil(n / b)] = Σ_j P(n > j·b); many rows: the normal approximation, continuity-corrected.
+    spread, total, j = math.sqrt(mean_rows), 0.0, 0
+    while True:
+        beyond = 1 - _PHI((j * block_m + 0.5 - mean_rows) / spread)
+        if beyond < 1e-9 and j * block_m > mean_rows:
+            return total
+        total += beyond
+        j += 1
+
+
 @dataclass(frozen=True, slots=True)
 class MoeShape:
     experts: int  # routed experts per MoE layer
@@ -91,12 +126,11 @@ class MoeShape:
 
     def padding(self, tokens: float) -> float:
         """FLOPs the grouped GEMM really does ÷ the useful FLOPs, for ``tokens`` in the step."""
-        touched = experts_touched(self.experts, self.top_k, tokens)
-        if touched <= 0:
+        mean = tokens * self.top_k / self.experts  # routed rows per expert, untouched ones too
+        if mean <= 0:
             return 1.0
-        per_expert = tokens * self.top_k / touched
-        block_m = BLOCK_M_SMALL if tokens <= self.experts else BLOCK_M_LARGE
-        rows = math.ceil(per_expert / block_m) * block_m / per_expert
+        block_m = m_tile(mean)
+        rows = block_m * expected_tiles(mean, block_m) / mean
         width = self.slice_width
         cols = math.ceil(width / BLOCK_N) * BLOCK_N / width
         return rows * cols
