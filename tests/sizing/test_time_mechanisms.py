@@ -4,6 +4,7 @@ own limits, and prefill attention's share by sequence length."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 
@@ -50,15 +51,15 @@ def test_rank_imbalance_reproduces_the_published_statistic():
     assert rank_imbalance(256, 8, 8, 16) > rank_imbalance(256, 8, 8, 8192)
 
 
-
 def test_the_moe_tile_follows_the_tokens_per_expert():
     # triton_kernels (vLLM 0.34, MXFP4 experts on Hopper): next_pow2(tokens · k // E), 16 to 128.
-    assert [m_tile(x) for x in (0.3, 1, 16, 16.9, 17, 33, 64, 65, 500)] == [
-        16, 16, 16, 16, 32, 64, 64, 128, 128,
-    ]
+    rows = (0.3, 1, 16, 16.9, 17, 33, 64, 65, 500)
+    assert [m_tile(x) for x in rows] == [16, 16, 16, 16, 32, 64, 64, 128, 128]
 
 
-@pytest.mark.parametrize("mean, block", [(0.5, 16), (3.0, 16), (40.0, 64), (70.0, 128), (900.0, 128)])
+@pytest.mark.parametrize(
+    "mean, block", [(0.5, 16), (3.0, 16), (40.0, 64), (70.0, 128), (900.0, 128)]
+)
 def test_expected_tiles_match_the_poisson_sum(mean, block):
     # Each expert pays whole tiles for its own count: Σ_n ceil(n / block) · P(n), summed exactly
     # in log space here (the code sums small means term by term and approximates large ones).
@@ -77,7 +78,7 @@ def test_moe_padding_has_no_step_at_the_expert_count():
         experts=128, top_k=4, moe_layers=36, expert_intermediate=2880, hidden=2880, tp=1, ep=1
     )
     pads = [shape.padding(t) for t in range(96, 160)]
-    assert max(b / a for a, b in zip(pads, pads[1:])) < 1.05
+    assert max(b / a for a, b in itertools.pairwise(pads)) < 1.05
     # Many rows per expert: about half a 128-row tile wasted each (64 of 256 rows, 64 of 2,048).
     assert shape.padding(8192) == pytest.approx(1.25, abs=0.02)
     assert shape.padding(65536) == pytest.approx(1.03, abs=0.01)
