@@ -25,6 +25,7 @@ from app.sizing.memory.placement import resolve_layout
 from app.sizing.time.admission import cap, lane_budget
 from app.sizing.time.attention_cost import L_HALF
 from app.sizing.time.estimates import replica_model
+from app.sizing.time.gemm_shapes import dense_products
 from app.sizing.time.moe import MoeShape, expected_tiles, m_tile, rank_imbalance
 from app.sizing.time.precision_rates import (
     matmul_rate,
@@ -93,6 +94,18 @@ def test_moe_step_grows_smoothly_past_the_expert_count():
         return size(spec, req).to_dict()["time"]["tpot_ms"]
 
     assert tpot(129) / tpot(128) < 1.02
+
+
+def test_each_dense_product_reaches_its_own_k(deepseek):
+    # From the matrix inventory: a row-parallel matrix (into the residual) reduces over its
+    # input split by TP, unless attention runs whole per rank under DP attention; the others
+    # reduce over their whole input. DeepSeek-V3 at TP8: the dense layers' down projection
+    # (18,432 wide), the shared expert's (2,048) and the attention output (128 heads × 128)
+    # each at its own width, the latent projections at theirs (7,168 in, 1,536 and 512 up).
+    ks = {round(k) for _, k in dense_products(deepseek, 8, dp=False)}
+    assert {18432 // 8, 2048 // 8, 128 * 128 // 8, 7168, 1536, 512} <= ks
+    under_dp = {round(k) for _, k in dense_products(deepseek, 8, dp=True)}
+    assert 128 * 128 in under_dp and 128 * 128 // 8 not in under_dp
 
 
 def test_trtllm_bench_picks_its_limits_as_its_code_does(deepseek):

@@ -16,9 +16,16 @@ its share at K ≈ 200-400, about half fp8's: a tile's fixed cost is paid in tim
 loop twice as fast.
 The curve stays one for every format: the engines' own bf16 kernels are not cuBLAS's everywhere, and
 a flatter bf16 curve leaves the published points no closer (docs/sizing.md).
+
+Each dense product is taken at its own K from the config's matrix inventory (``dense_products``):
+a matrix that writes into the residual is row-parallel, its input split by tensor parallelism.
 """
 
 from __future__ import annotations
+
+from ..model.linears import ATTENTION, EXPERTS
+from ..model.spec import ModelSpec
+from ..spec_memo import spec_memo
 
 K_HALF = 650  # the K at which a product reaches half its long-K share
 
@@ -34,3 +41,39 @@ def mixed_efficiency(parts: list[tuple[float, float]]) -> float:
     if total <= 0:
         return 1.0
     return total / sum(share / shape_efficiency(k) for share, k in parts if share > 0)
+
+
+# A matrix that writes back into the residual stream is row-parallel under tensor parallelism:
+# its reduction (input) dimension is split over the group. The others (QKV, gate/up, latent
+# projections, routers) keep their whole input on every rank.
+RESIDUAL_OUTPUTS = ("o_proj", "down_proj", "out_proj")
+
+
+def product_k(name: str, rows: int, cols: int, hidden: int, tp: int, whole: bool) -> float:
+    """The reduction length one rank multiplies for a matrix of ``rows`` × ``cols`` (output ×
+    input features) named ``name``: split by ``tp`` where it is row-parallel, unless the rank
+    runs it ``whole`` (attention under DP attention)."""
+    if not whole and rows == hidden and name.endswith(RESIDUAL_OUTPUTS):
+        return cols / tp
+    return float(cols)
+
+
+@spec_memo  # one answer per spec and layout: the planner builds many replica models
+def dense_efficiency(spec: ModelSpec, tp: int, dp: bool) -> float | None:
+    """The dense products' share of the rate, from the matrix inventory (None without one)."""
+    parts = dense_products(spec, tp, dp)
+    return mixed_efficiency(parts) if parts else None
+
+
+def dense_products(spec: ModelSpec, tp: int, dp: bool) -> list[tuple[float, float]]:
+    """(FLOPs share, K) for every product each token goes through but the routed experts: each
+    matrix in the inventory at the reduction length one rank multiplies, and the output head."""
+    p, h = spec.params, spec.hidden_size
+    parts = [
+        (float(m.params), product_k(m.name, m.rows, m.cols, h, tp, dp and m.kind == ATTENTION))
+        for m in spec.linears
+        if m.kind != EXPERTS
+    ]
+    if parts:
+        parts.append((float(p.lm_head or p.embedding), float(h)))
+    return parts

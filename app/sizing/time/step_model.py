@@ -35,7 +35,7 @@ from ..model.dtypes import MODEL_DTYPE_BYTES, kv_dtype_bytes
 from ..model.spec import ModelSpec
 from ..search import first_above
 from .attention_cost import AttentionCost
-from .gemm_shapes import mixed_efficiency
+from .gemm_shapes import dense_efficiency, mixed_efficiency
 from .kernels import kernels_per_pass
 from .moe import MoeShape, experts_touched
 from .precision_rates import matmul_rate, prefill_attention_tflops, sustained_factor
@@ -118,16 +118,15 @@ class StepModel:
         h = spec.hidden_size
         # Each product's reduction length K sets how much of the rate it reaches (gemm_shapes):
         # QKV and gate-up reduce over the hidden size; the output and down projections over
-        # their input, split by tensor parallelism (attention's not, under DP attention).
+        # their input, split by tensor parallelism (attention's not, under DP attention). From
+        # the matrix inventory where the spec has one; a spec built by hand has only totals.
         dense_mlp = max(0, p.active - lookup_only - active_routed - p.attention)
-        o_k = h if self.dp else h / tp
-        down_k = (p.expert_intermediate if p.experts else mlp_width) / tp
-        self.dense_eff = mixed_efficiency(
+        self.dense_eff = dense_efficiency(spec, tp, self.dp) or mixed_efficiency(
             [
                 (0.75 * p.attention, h),
-                (0.25 * p.attention, o_k),
+                (0.25 * p.attention, h if self.dp else h / tp),
                 (2 / 3 * dense_mlp, h),
-                (1 / 3 * dense_mlp, max(1.0, down_k)),
+                (1 / 3 * dense_mlp, max(1.0, mlp_width / tp)),
                 (max(0, p.lm_head or p.embedding), h),
             ]
         )
