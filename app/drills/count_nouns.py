@@ -54,7 +54,10 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "warps": ("warp", "warps"),
     "registers": ("register", "registers", "reg", "regs"),
     "splits": ("split", "splits"),
-    "graphs": ("graph", "graphs", "size", "sizes"),  # CUDA graphs, one per captured batch size
+    # A captured batch size is not one graph: vLLM captures a full graph and a set of piecewise
+    # graphs per size, so "51 sizes" and "1,700 graphs" count different things.
+    "sizes": ("size", "sizes"),
+    "graphs": ("graph", "graphs"),
 }
 # Read in every attempt. The other nouns are read only where a key figure counts them: "80
 # layers" in an answer about the KV cache is a given, not an attempt at anything.

@@ -85,3 +85,17 @@ def test_no_example_answer_is_graded_wrong_or_close(content_store: ContentStore)
             ]
     assert examples >= 150
     assert graded_wrong == []
+
+
+def test_a_capture_size_is_not_a_graph(content_store: ContentStore) -> None:
+    """vLLM captures a full graph and a set of piecewise graphs per batch size, so "51 sizes" is an
+    attempt at the capture-size figure and "1,700 graphs" is not (it counts something else)."""
+    question = next(q for q in content_store.questions if q.slug == "cuda-graphs-small-batch")
+    figure = next(f for f in question.practice.checks or [] if f.id == "capture-sizes")
+    assert show_figure(figure) == "51 sizes"
+    sizes = check_question(question, "It captures 51 sizes.")
+    assert [(n.figure.id, n.verdict) for n in sizes.numbers if n.figure] == [
+        ("capture-sizes", "correct")
+    ]
+    graphs = check_question(question, "That is about 1,700 piecewise graphs.")
+    assert [n for n in graphs.numbers if n.figure and n.figure.id == "capture-sizes"] == []

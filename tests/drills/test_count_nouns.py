@@ -33,6 +33,9 @@ from app.drills.units import BYTES, COUNT, RATE, SECONDS, dimension_of_unit, par
         ("L40S", "GPUs"),
         ("experts", "experts"),
         ("params", "parameters"),
+        # a captured batch size holds several CUDA graphs, so the two are different counts
+        ("sizes", "sizes"),
+        ("graphs", "graphs"),
         ("bananas", None),
         ("GiB", None),
         ("s", None),
